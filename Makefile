@@ -1,0 +1,100 @@
+# bouncelab: one patched Linux 6.1 in QEMU, every swiotlb bounce policy side
+# by side.  `make demo` prints the comparison table, `make test` judges it.
+# Everything built lives in $(CACHE), outside the repository.
+
+CACHE ?= $(HOME)/.cache/bouncelab
+SRC := $(CACHE)/src
+BUILD := $(CACHE)/build
+OUT := $(CACHE)/out
+LOGS := $(OUT)/logs
+TREE ?= $(CACHE)/tree
+LOCK := $(CACHE)/kbuild.lock
+JOBS ?= $(shell nproc)
+
+# Debian's toolchain, pinned on every kernel make call: a rustup toolchain
+# earlier on PATH would make Kconfig silently drop CONFIG_RUST.
+KMAKE_FLAGS := LLVM=1 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
+	BINDGEN=/usr/bin/bindgen RUSTFMT=/usr/bin/rustfmt \
+	RUSTDOC=/usr/bin/rustdoc CARGO=/usr/bin/cargo
+export KMAKE_FLAGS
+KMAKE := $(MAKE) --no-print-directory -C $(SRC) O=$(BUILD) $(KMAKE_FLAGS)
+
+FRAGMENTS := $(sort $(wildcard $(CURDIR)/kconfig-fragments/*.config))
+PROGS := $(patsubst guest/%.c,$(OUT)/guest-bin/%,$(wildcard guest/*.c))
+BZIMAGE := $(BUILD)/arch/x86/boot/bzImage
+RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(SRC)
+
+.PHONY: all demo test kernel guest deps tree export clean distclean _kernel
+
+all: test
+
+demo: kernel guest
+	@mkdir -p $(LOGS)
+	@tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(SRC) \
+		>$(LOGS)/run.txt 2>&1; status=$$?; \
+	grep -E '^(error|guest ran|----)|^[0-9]+ passed' $(LOGS)/run.txt; \
+	tests/report.py $(LOGS)/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
+	echo "full run log: $(LOGS)/run.txt"; exit $$status
+
+test: kernel guest
+	@$(RUN)
+
+deps:
+	@tests/install-deps.sh
+
+# The patched tree, its configuration and the build all share one lock: one
+# kernel build at a time on this machine.
+kernel: deps
+	@mkdir -p $(CACHE) $(OUT)
+	@flock $(LOCK) $(MAKE) --no-print-directory _kernel
+
+_kernel:
+	@c-patches/apply.sh $(SRC) c-patches
+	@$(MAKE) --no-print-directory $(BUILD)/.config-stamp
+	@echo "building Linux $$(cat $(SRC).version) (log: $(OUT)/kernel-build.log)"
+	@$(KMAKE) -j$(JOBS) bzImage modules >$(OUT)/kernel-build.log 2>&1 || \
+		{ tail -n 40 $(OUT)/kernel-build.log; echo "error: kernel build failed, log: $(OUT)/kernel-build.log"; exit 1; }
+	@kconfig-fragments/configure.sh --check $(BUILD)/.config $(FRAGMENTS)
+
+$(BUILD)/.config-stamp: $(SRC).stamp $(FRAGMENTS)
+	@kconfig-fragments/configure.sh $(SRC) $(BUILD) $(FRAGMENTS)
+	@touch $@
+
+guest: $(OUT)/disk.img $(PROGS)
+	@guest/mkinitramfs.sh $(OUT)/initramfs.cpio guest/init tests/expected.tsv \
+		$(OUT)/guest-bin $$(find $(BUILD) -name '*.ko' | sort)
+
+$(OUT)/guest-bin/%: guest/%.c
+	@mkdir -p $(@D)
+	gcc -static -O2 -Wall -Wextra -o $@ $<
+
+# S1's disk: 16 MiB of the marker byte 0xa5 that sg_tur_leak looks for.
+$(OUT)/disk.img:
+	@mkdir -p $(@D)
+	head -c 16M /dev/zero | tr '\000' '\245' >$@.tmp && mv $@.tmp $@
+
+# A git working tree with the series applied as commits, for editing;
+# `make export` writes its commits back to c-patches/.
+tree: kernel
+	@test ! -e $(TREE) || { echo "error: $(TREE) exists (remove it or set TREE=)"; exit 1; }
+	git clone -q --shared $(SRC) $(TREE)
+	cd $(TREE) && git checkout -q -b work pristine && \
+		{ git config user.email >/dev/null || git config user.email dev@bouncelab.invalid; } && \
+		{ git config user.name >/dev/null || git config user.name "bouncelab developer"; } && \
+		for p in $$(grep -v -e '^#' -e '^[[:space:]]*$$' $(CURDIR)/c-patches/series); do \
+			git am -q $(CURDIR)/c-patches/$$p || exit 1; done
+	@echo "edit in $(TREE), commit, then: make export"
+
+export:
+	@test -d $(TREE)/.git || { echo "error: no tree at $(TREE) (make tree)"; exit 1; }
+	rm -f c-patches/*.patch
+	cd $(TREE) && git format-patch -q --zero-commit --no-signature -o $(CURDIR)/c-patches pristine..HEAD
+	{ echo '# Kernel patches against Debian linux-source-6.1, in order.'; \
+	  cd c-patches && ls *.patch; } >c-patches/series
+	@cat c-patches/series
+
+clean:
+	rm -rf $(BUILD) $(OUT)
+
+distclean:
+	rm -rf $(CACHE)

@@ -1,0 +1,57 @@
+#!/bin/sh
+# Keep SRC a git checkout of Debian's linux-source-6.1 with c-patches/series
+# applied, touching only files whose content changes: the patched tree is
+# built in a scratch index (git apply --cached), then checked out over the
+# previous one, so editing one patch rebuilds only what that patch touches.
+#
+# usage: apply.sh SRC PATCHDIR
+# Prints the Debian version of the source, and creates SRC.stamp whenever
+# the patched tree changed (the Makefile's cue to reconfigure).
+set -eu
+src=$1 patches=$2
+tarball=/usr/src/linux-source-6.1.tar.xz
+pkg=linux-source-6.1
+
+version=$(dpkg-query -W -f '${Version}' $pkg 2>/dev/null) ||
+	{ echo "error: $pkg is not installed (apt-get install $pkg)" >&2; exit 1; }
+
+git_() { git -C "$src" -c user.name=bouncelab -c user.email=bouncelab@localhost "$@"; }
+
+if [ "$(cat "$src/.git/bouncelab-version" 2>/dev/null)" != "$version" ]; then
+	echo "extracting $pkg $version into $src"
+	rm -rf "$src.new"
+	mkdir -p "$src.new"
+	tar -C "$src.new" --strip-components=1 -xf "$tarball"
+	# Debian's top-level .gitignore ignores the whole tree (it is meant for
+	# the packaging repository); drop that stanza so git sees the kernel.
+	sed -i '/^# Debian packaging: ignore everything/,/^!\/debian\/$/d' "$src.new/.gitignore"
+	src_final=$src
+	src=$src.new
+	git_ init -q
+	git_ add -A
+	git_ commit -qm "$pkg $version (pristine)"
+	git_ tag pristine
+	echo "$version" >"$src/.git/bouncelab-version"
+	src=$src_final
+	rm -rf "$src"
+	mv "$src.new" "$src"
+fi
+
+index=$src/.git/bouncelab-series-index
+rm -f "$index"
+GIT_INDEX_FILE=$index git_ read-tree pristine
+grep -v -e '^#' -e '^[[:space:]]*$' "$patches/series" | while read -r p; do
+	GIT_INDEX_FILE=$index git_ apply --cached "$(realpath "$patches/$p")" ||
+		{ echo "error: c-patches/$p does not apply to $pkg $version (file and line above)" >&2; exit 1; }
+done
+tree=$(GIT_INDEX_FILE=$index git_ write-tree)
+rm -f "$index"
+
+if [ "$(git_ rev-parse 'HEAD^{tree}')" != "$tree" ]; then
+	commit=$(git_ commit-tree -p pristine -m "bouncelab series" "$tree")
+	git_ checkout -q --detach "$commit"
+	touch "$src.stamp"
+	echo "patched tree updated: $src ($(git_ diff --stat pristine HEAD | tail -1))"
+fi
+[ -e "$src.stamp" ] || touch "$src.stamp"
+echo "$version" >"$src.version"

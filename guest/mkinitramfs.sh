@@ -1,0 +1,32 @@
+#!/bin/sh
+# Pack the guest's initramfs: busybox, /init, the expected-outcome table,
+# the in-guest test programs and the kernel modules under test.
+#
+# usage: mkinitramfs.sh OUT.cpio INIT EXPECTED.tsv PROGRAM_DIR [MODULE.ko...]
+set -eu
+out=$1 init=$2 expected=$3 progs=$4
+shift 4
+busybox=/bin/busybox
+[ -x $busybox ] && $busybox --list >/dev/null ||
+	{ echo "error: $busybox missing (apt-get install busybox-static)" >&2; exit 1; }
+! readelf -l $busybox 2>/dev/null | grep -q "program interpreter" ||
+	{ echo "error: $busybox is not static (apt-get install busybox-static)" >&2; exit 1; }
+
+stage=$out.d
+rm -rf "$stage"
+mkdir -p "$stage/bin" "$stage/sbin" "$stage/dev" "$stage/proc" "$stage/sys" \
+	"$stage/tmp" "$stage/modules"
+cp $busybox "$stage/bin/busybox"
+for applet in $($busybox --list); do
+	[ -e "$stage/bin/$applet" ] || ln -s busybox "$stage/bin/$applet"
+done
+cp "$init" "$stage/init"
+cp "$expected" "$stage/expected.tsv"
+cp "$progs"/* "$stage/bin/"
+for ko in "$@"; do
+	cp "$ko" "$stage/modules/"
+done
+mknod "$stage/dev/console" c 5 1
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"
+rm -rf "$stage"

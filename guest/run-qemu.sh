@@ -1,0 +1,23 @@
+#!/bin/sh
+# Boot the guest once: kernel log to LOGDIR/console.log, KTAP (the guest's
+# second serial port) to LOGDIR/ktap.log.  TCG unless QEMU_ACCEL says
+# otherwise; killed after BOOT_TIMEOUT seconds (exit status 124 then).
+#
+# usage: run-qemu.sh BZIMAGE INITRAMFS DISK LOGDIR [EXTRA KERNEL ARGS...]
+set -eu
+kernel=$1 initrd=$2 disk=$3 logdir=$4
+shift 4
+mkdir -p "$logdir"
+rm -f "$logdir/console.log" "$logdir/ktap.log"
+exec timeout --kill-after=5 "${BOOT_TIMEOUT:-900}" \
+	qemu-system-x86_64 \
+	-accel "${QEMU_ACCEL:-tcg}" ${QEMU_ICOUNT:+-icount "$QEMU_ICOUNT"} \
+	-m 256 -nodefaults -display none -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 swiotlb=16384,force oops=panic panic=-1 $*" \
+	-serial "file:$logdir/console.log" -serial "file:$logdir/ktap.log" \
+	-device edu -device edu \
+	-device virtio-scsi-pci,id=scsi0,disable-legacy=on,iommu_platform=on \
+	-drive "file=$disk,format=raw,if=none,id=disk0,readonly=on" \
+	-device scsi-hd,drive=disk0,bus=scsi0.0 \
+	-net none

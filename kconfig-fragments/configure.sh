@@ -1,0 +1,54 @@
+#!/bin/sh
+# Make BUILD/.config from tinyconfig plus every fragment, with the kernel's own
+# merge_config.sh, and fail naming any option the fragments ask for that did
+# not survive (a missing dependency, or a toolchain Kconfig could not find).
+# BUILD/.config is only rewritten when its content changes, so an unchanged
+# configuration never triggers a rebuild.
+#
+# usage: configure.sh SRC BUILD FRAGMENT...    (KMAKE_FLAGS from the Makefile)
+#        configure.sh --check CONFIG FRAGMENT...
+set -eu
+
+# check CONFIG FRAGMENT...: every CONFIG_X=v and "# CONFIG_X is not set" line
+# of the fragments must appear verbatim in CONFIG.
+check() {
+	config=$1
+	shift
+	missing=$(grep -hE '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set)' "$@" |
+		sort -u | while IFS= read -r want; do
+			grep -qxF "$want" "$config" || printf '  %s\n' "$want"
+		done)
+	[ -z "$missing" ] && return 0
+	echo "error: kernel config options requested by kconfig-fragments/ were dropped:" >&2
+	echo "$missing" >&2
+	echo "  (check their 'depends on' in Kconfig; CONFIG_RUST needs LLVM=1 and the pinned rustc/bindgen)" >&2
+	return 1
+}
+
+if [ "$1" = --check ]; then
+	shift
+	check "$@"
+	exit
+fi
+
+src=$1 build=$2
+shift 2
+tmp=$build.new-config
+rm -rf "$tmp"
+mkdir -p "$tmp" "$build"
+# shellcheck disable=SC2086 # KMAKE_FLAGS is a list of make variables
+make -s -C "$src" O="$tmp" $KMAKE_FLAGS tinyconfig >"$tmp.log" 2>&1 ||
+	{ cat "$tmp.log" >&2; exit 1; }
+"$src/scripts/kconfig/merge_config.sh" -m -O "$tmp" "$tmp/.config" "$@" >>"$tmp.log" 2>&1 ||
+	{ cat "$tmp.log" >&2; exit 1; }
+# shellcheck disable=SC2086
+make -s -C "$src" O="$tmp" $KMAKE_FLAGS olddefconfig >>"$tmp.log" 2>&1 ||
+	{ cat "$tmp.log" >&2; exit 1; }
+check "$tmp/.config" "$@"
+if cmp -s "$tmp/.config" "$build/.config"; then
+	echo "kernel config unchanged"
+else
+	cp "$tmp/.config" "$build/.config"
+	echo "kernel config updated: $build/.config"
+fi
+rm -rf "$tmp" "$tmp.log"

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Print the policy x scenario comparison table of one guest run.
+
+usage: report.py KTAP_LOG EXPECTED_TSV VERSION_FILE REPORT_MD
+
+Reads the "# cell ..." diagnostic lines the guest's /init wrote into its
+KTAP stream and prints, per policy, the observed outcome of every
+scenario and driver, marked where it differs from tests/expected.tsv.
+Writes the same table, the raw counts and a legend to REPORT_MD.
+"""
+import re
+import sys
+
+# The count that says the most about each scenario's outcome.
+KEY_COUNT = {"s1-sg-tur-leak": "nonzero", "s2-ath9k-race": "lost",
+             "s3-scrub-rearm": "stale", "s4-status-clear": "phantom",
+             "s5-stream": "packets"}
+
+
+def read_expected(path):
+    """The legend (comment lines before the header), columns and rows."""
+    legend, policies, rows = [], [], []
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line.startswith("# scenario"):
+            policies = line.split("\t")[2:]
+        elif line.startswith("#   "):
+            legend.append(line[4:])
+        elif line and not line.startswith("#"):
+            f = line.split("\t")
+            rows.append((f[0], f[1]))
+    return legend, policies, rows
+
+
+def read_cells(path):
+    cells = {}
+    for line in open(path, errors="replace"):
+        m = re.search(r"# cell (.*)", line)
+        if not m:
+            continue
+        kv = dict(re.findall(r"(\S+?)=(\S*)", m.group(1)))
+        cells[(kv.get("policy"), kv.get("scenario"), kv.get("driver"))] = kv
+    return cells
+
+
+def show(cell, scenario):
+    """OBSERVED[!] count, '!' where it differs from the expectation."""
+    if cell is None:
+        return "-"
+    mark = "" if cell["observed"] == cell["expected"] else "!"
+    key = KEY_COUNT.get(scenario)
+    count = f" {cell[key]}" if key in cell else ""
+    return f"{cell['observed']}{mark}{count}"
+
+
+def main():
+    ktap, expected, version_file, md = sys.argv[1:5]
+    legend, policies, rows = read_expected(expected)
+    cells = read_cells(ktap)
+    version = open(version_file).read().strip()
+    heads = ["policy"] + [f"{s.split('-')[0].upper()} {s[3:]}" +
+                          ("" if d == "-" else f" ({d})") for s, d in rows]
+    table = [[p] + [show(cells.get((p, s, d)), s) for s, d in rows]
+             for p in policies]
+    widths = [max(len(r[i]) for r in [heads] + table) for i in range(len(heads))]
+
+    def line(r):
+        return "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+
+    print(f"\nbouncelab: Debian linux-source-6.1 {version}, swiotlb=force, QEMU TCG")
+    print(line(heads))
+    print(line(["-" * w for w in widths]))
+    for r in table:
+        print(line(r))
+    wrong = sum(1 for c in cells.values() if c["observed"] != c["expected"])
+    print(f"\n{len(cells)} cells run, {wrong} differ from expected ('!'); "
+          "'-' = not run; number = key count (S1 non-zero bytes, S2 lost, "
+          "S3 stale bytes, S4 phantom packets)")
+
+    with open(md, "w") as f:
+        f.write(f"# bouncelab comparison\n\nKernel: Debian linux-source-6.1 "
+                f"{version}, `swiotlb=force`, QEMU TCG.\n\n")
+        f.write("| " + " | ".join(heads) + " |\n")
+        f.write("|" + "---|" * len(heads) + "\n")
+        for r in table:
+            f.write("| " + " | ".join(r) + " |\n")
+        f.write("\n`!` marks an outcome that differs from the expected one; "
+                "the number is the scenario's key count.\n\n## Legend\n\n")
+        for entry in legend:
+            f.write(f"- {entry}\n")
+        f.write("\n## Counts\n\n")
+        for (p, s, d), kv in sorted(cells.items()):
+            counts = " ".join(f"{k}={v}" for k, v in kv.items()
+                              if k not in ("policy", "scenario", "driver"))
+            f.write(f"- {p} {s} {d}: {counts}\n")
+    print(f"report: {md}")
+
+
+if __name__ == "__main__":
+    main()
