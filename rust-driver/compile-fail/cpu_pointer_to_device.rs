@@ -1,0 +1,22 @@
+// error: E0308
+//! Must not compile: hand a CPU pointer to the device
+//!
+//! Only a `DmaAddr` can be programmed into a DMA address register.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+use kernel::io_mem::IoMem;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let c = m.sync_for_cpu();
+    mmio.write_dma_addr(0x88, c.as_slice().as_ptr())?;
+    Ok(c.as_slice()[0])
+}

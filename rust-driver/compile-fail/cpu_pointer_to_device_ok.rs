@@ -1,0 +1,22 @@
+// ok: twin of cpu_pointer_to_device.rs
+//! Must compile: hand a CPU pointer to the device (the correct way)
+//!
+//! Only a `DmaAddr` can be programmed into a DMA address register.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+use kernel::io_mem::IoMem;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    mmio.write_dma_addr(0x88, m.dma_addr())?;
+    let c = m.sync_for_cpu();
+    Ok(c.as_slice()[0])
+}

@@ -1,0 +1,21 @@
+// error: E0423
+//! Must not compile: forge a device address
+//!
+//! Only a mapping makes a `DmaAddr`: no integer can become one.
+
+use kernel::dma::{Device, DmaAddr, FromDevice, Mapping};
+use kernel::prelude::*;
+use kernel::io_mem::IoMem;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    mmio.write_dma_addr(0x88, DmaAddr(0x1000))?;
+    Ok(m.unmap()[0])
+}

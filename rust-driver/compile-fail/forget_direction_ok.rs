@@ -1,0 +1,20 @@
+// ok: twin of forget_direction.rs
+//! Must compile: forget the direction (the correct way)
+//!
+//! A mapping has no default direction: it must be named.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let c = m.sync_for_cpu();
+    Ok(c.as_slice()[0])
+}

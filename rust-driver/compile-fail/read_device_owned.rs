@@ -1,0 +1,19 @@
+// error: E0599
+//! Must not compile: read while device-owned
+//!
+//! The CPU may read a buffer only after `sync_for_cpu()` handed it over.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    Ok(m.as_slice()[0])
+}

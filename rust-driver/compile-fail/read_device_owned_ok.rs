@@ -1,0 +1,20 @@
+// ok: twin of read_device_owned.rs
+//! Must compile: read while device-owned (the correct way)
+//!
+//! The CPU may read a buffer only after `sync_for_cpu()` handed it over.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let c = m.sync_for_cpu();
+    Ok(c.as_slice()[0])
+}

@@ -1,0 +1,20 @@
+// error: E0599
+//! Must not compile: sync twice for CPU
+//!
+//! A CPU-owned buffer has no `sync_for_cpu()`: it must go back to the device first.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let c = m.sync_for_cpu().sync_for_cpu();
+    Ok(c.as_slice()[0])
+}

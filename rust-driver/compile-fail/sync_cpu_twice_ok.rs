@@ -1,0 +1,20 @@
+// ok: twin of sync_cpu_twice.rs
+//! Must compile: sync twice for CPU (the correct way)
+//!
+//! A CPU-owned buffer has no `sync_for_cpu()`: it must go back to the device first.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let c = m.sync_for_cpu().give_back().sync_for_cpu();
+    Ok(c.as_slice()[0])
+}

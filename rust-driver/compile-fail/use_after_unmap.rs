@@ -1,0 +1,21 @@
+// error: E0382
+//! Must not compile: use after unmap
+//!
+//! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is gone.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let v = m.unmap();
+    let _ = m.dma_addr();
+    Ok(v[0])
+}

@@ -1,0 +1,20 @@
+// ok: twin of use_after_unmap.rs
+//! Must compile: use after unmap (the correct way)
+//!
+//! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is gone.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let v = m.unmap();
+    Ok(v[0])
+}

@@ -1,0 +1,21 @@
+// error: E0599
+//! Must not compile: write a from-device buffer
+//!
+//! A `FromDevice` buffer is read-only to the CPU, even while the CPU owns it.
+
+use kernel::dma::{Bidirectional, Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let mut w = m.sync_for_cpu().writer();
+    w.fill(0, 1, 0)?;
+    Ok(w.as_slice()[0])
+}
