@@ -27,7 +27,7 @@ static int sg_io(int fd, unsigned char *cdb, int cdb_len, void *buf, int len)
 	unsigned char sense[32];
 	struct sg_io_hdr io = {
 		.interface_id = 'S',
-		.dxfer_direction = SG_DXFER_FROM_DEV,
+		.dxfer_direction = len ? SG_DXFER_FROM_DEV : SG_DXFER_NONE,
 		.cmd_len = cdb_len,
 		.mx_sb_len = sizeof(sense),
 		.dxfer_len = len,
@@ -86,6 +86,9 @@ int main(int argc, char **argv)
 		perror(dev);
 		return 1;
 	}
+	/* Clear the unit attention a fresh disk reports to its first command. */
+	for (i = 0; i < 3 && sg_io(fd, tur, sizeof(tur), NULL, 0); i++)
+		;
 	size = disk_bytes(fd);
 	if (size < XFER) {
 		fprintf(stderr, "sg_tur_leak: disk too small (%lld bytes)\n", size);
