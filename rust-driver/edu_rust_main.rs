@@ -58,9 +58,18 @@ const PKT_READY: u32 = 0x5944_4552; // "REDY"
 const PKT_HDR_LEN: usize = 16;
 const PKT_MAX_LEN: u32 = (RX_BUF_SIZE - PKT_HDR_LEN) as u32;
 
-/// Packets streamed through the ring by s5-stream (the C poller's default;
-/// 6.1's Rust `module!` has no parameters).
-const S5_PACKETS: u32 = 1000;
+extern "C" {
+    /// Module parameter `packets` (`edu_rust_param.c`): packets streamed
+    /// through the ring by s5-stream.
+    static edu_rust_packets: u32;
+}
+
+/// The value of the `packets` module parameter.
+fn s5_packets() -> u32 {
+    // SAFETY: a `u32` defined in `edu_rust_param.c`, written only by the
+    // module loader before `init` runs (its sysfs file is read-only).
+    unsafe { edu_rust_packets }
+}
 
 static CLAIMED: AtomicBool = AtomicBool::new(false);
 
@@ -199,7 +208,12 @@ impl Edu {
             "bouncelab: result driver=rust scenario={} observed={} packets={} lost={} dup={} stale={} corrupt={} phantom={}\n",
             sc.name, observed, c.packets, c.lost, c.dup, c.stale, c.corrupt, c.phantom
         );
-        pr_info!("{}ok {} {}\n", if ret.is_err() { "not " } else { "" }, nr, sc.name);
+        pr_info!(
+            "{}ok {} {}\n",
+            if ret.is_err() { "not " } else { "" },
+            nr,
+            sc.name
+        );
     }
 }
 
@@ -245,7 +259,8 @@ struct Scenario {
     name: &'static str,
     run: fn(&mut Run<'_>) -> Result,
     pkt_len: fn(u32) -> u32,
-    total: u32,
+    /// Packets the scenario delivers.
+    total: fn() -> u32,
     rearm: Rearm,
 }
 
@@ -254,28 +269,28 @@ const SCENARIOS: [Scenario; 4] = [
         name: "s2-ath9k-race",
         run: run_s2,
         pkt_len: |_| 64,
-        total: RING_SIZE as u32,
+        total: || RING_SIZE as u32,
         rearm: Rearm::Scrub,
     },
     Scenario {
         name: "s3-scrub-rearm",
         run: run_s3,
         pkt_len: |seq| if seq & 1 != 0 { 32 } else { PKT_MAX_LEN },
-        total: 2 * RING_SIZE as u32,
+        total: || 2 * RING_SIZE as u32,
         rearm: Rearm::Scrub,
     },
     Scenario {
         name: "s4-status-clear",
         run: run_s4,
         pkt_len: |_| 64,
-        total: RING_SIZE as u32,
+        total: || RING_SIZE as u32,
         rearm: Rearm::ClearStatus,
     },
     Scenario {
         name: "s5-stream",
         run: run_s5,
         pkt_len: |seq| 1 + (seq * 37) % PKT_MAX_LEN,
-        total: S5_PACKETS,
+        total: s5_packets,
         rearm: Rearm::Scrub,
     },
 ];
@@ -357,7 +372,7 @@ impl<'a> Run<'a> {
             ring: Vec::new(),
             staging: Vec::new(),
             pkt_len: sc.pkt_len,
-            total: sc.total,
+            total: (sc.total)(),
             rearm: sc.rearm,
             batch_base: 0,
             batch_n: 0,
@@ -395,7 +410,11 @@ impl<'a> Run<'a> {
         }
         for i in 0..n {
             let off = i as usize * PKT_STRIDE;
-            pkt_build(&mut staging[off..off + PKT_STRIDE], base + i, (self.pkt_len)(base + i));
+            pkt_build(
+                &mut staging[off..off + PKT_STRIDE],
+                base + i,
+                (self.pkt_len)(base + i),
+            );
         }
         let m = Mapping::<ToDevice, _>::map(&self.edu.dma, staging)?;
         let ret = self.edu.dma_run(

@@ -4,8 +4,8 @@
 //! Only a `DmaAddr` can be programmed into a DMA address register.
 
 use kernel::dma::{Device, FromDevice, Mapping};
-use kernel::prelude::*;
 use kernel::io_mem::IoMem;
+use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
     let mut v = Vec::new();

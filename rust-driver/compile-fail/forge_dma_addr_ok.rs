@@ -4,8 +4,8 @@
 //! Only a mapping makes a `DmaAddr`: no integer can become one.
 
 use kernel::dma::{Device, DmaAddr, FromDevice, Mapping};
-use kernel::prelude::*;
 use kernel::io_mem::IoMem;
+use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
     let mut v = Vec::new();
