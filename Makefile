@@ -22,7 +22,12 @@ KMAKE := $(MAKE) --no-print-directory -C $(SRC) O=$(BUILD) $(KMAKE_FLAGS)
 FRAGMENTS := $(sort $(wildcard $(CURDIR)/kconfig-fragments/*.config))
 PROGS := $(patsubst guest/%.c,$(OUT)/guest-bin/%,$(wildcard guest/*.c))
 BZIMAGE := $(BUILD)/arch/x86/boot/bzImage
+RUSTDRV := $(OUT)/rust-driver
 RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(SRC)
+
+# The Rust misuse cases, compiled on the host as a module would be: KTAP.
+COMPILE_FAIL := mkdir -p $(LOGS) && rust-driver/compile-fail/run.sh $(SRC) $(BUILD) \
+	>$(LOGS)/compile-fail.ktap 2>$(LOGS)/compile-fail.err || true
 
 .PHONY: all demo test kernel guest deps tree export clean distclean _kernel
 
@@ -30,14 +35,15 @@ all: test
 
 demo: kernel guest
 	@mkdir -p $(LOGS)
-	@tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(SRC) \
-		>$(LOGS)/run.txt 2>&1; status=$$?; \
+	@$(COMPILE_FAIL)
+	@$(RUN) $(LOGS)/compile-fail.ktap >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|guest ran|----)|^[0-9]+ passed' $(LOGS)/run.txt; \
 	tests/report.py $(LOGS)/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
 	echo "full run log: $(LOGS)/run.txt"; exit $$status
 
 test: kernel guest
-	@$(RUN)
+	@$(COMPILE_FAIL)
+	@$(RUN) $(LOGS)/compile-fail.ktap
 
 deps:
 	@tests/install-deps.sh
@@ -50,19 +56,25 @@ kernel: deps
 
 _kernel:
 	@c-patches/apply.sh $(SRC) c-patches
-	@$(MAKE) --no-print-directory $(BUILD)/.config-stamp
+	@key=$$({ cat $(SRC).stamp $(FRAGMENTS); echo $(FRAGMENTS); } | sha1sum); \
+	if [ "$$key" != "$$(cat $(BUILD)/.config-key 2>/dev/null)" ]; then \
+		kconfig-fragments/configure.sh $(SRC) $(BUILD) $(FRAGMENTS) && \
+		echo "$$key" >$(BUILD)/.config-key; \
+	fi
 	@echo "building Linux $$(cat $(SRC).version) (log: $(OUT)/kernel-build.log)"
 	@$(KMAKE) -j$(JOBS) bzImage modules >$(OUT)/kernel-build.log 2>&1 || \
 		{ tail -n 40 $(OUT)/kernel-build.log; echo "error: kernel build failed, log: $(OUT)/kernel-build.log"; exit 1; }
 	@kconfig-fragments/configure.sh --check $(BUILD)/.config $(FRAGMENTS)
-
-$(BUILD)/.config-stamp: $(SRC).stamp $(FRAGMENTS)
-	@kconfig-fragments/configure.sh $(SRC) $(BUILD) $(FRAGMENTS)
-	@touch $@
+	@mkdir -p $(RUSTDRV)
+	@cp -p rust-driver/Makefile rust-driver/Kbuild rust-driver/*.rs rust-driver/*.c $(RUSTDRV)/
+	@echo "building rust-driver (log: $(OUT)/rust-driver-build.log)"
+	@$(MAKE) --no-print-directory -C $(RUSTDRV) KSRC=$(SRC) KBUILD=$(BUILD) \
+		CLIPPY=$(CLIPPY) >$(OUT)/rust-driver-build.log 2>&1 || \
+		{ tail -n 40 $(OUT)/rust-driver-build.log; echo "error: rust-driver build failed"; exit 1; }
 
 guest: $(OUT)/disk.img $(PROGS)
 	@guest/mkinitramfs.sh $(OUT)/initramfs.cpio guest/init tests/expected.tsv \
-		$(OUT)/guest-bin $$(find $(BUILD) -name '*.ko' | sort)
+		$(OUT)/guest-bin $$(find $(BUILD) $(RUSTDRV) -name '*.ko' | sort)
 
 $(OUT)/guest-bin/%: guest/%.c
 	@mkdir -p $(@D)

@@ -5,8 +5,8 @@
 # previous one, so editing one patch rebuilds only what that patch touches.
 #
 # usage: apply.sh SRC PATCHDIR
-# Prints the Debian version of the source, and creates SRC.stamp whenever
-# the patched tree changed (the Makefile's cue to reconfigure).
+# Writes the Debian version of the source to SRC.version, and the patched
+# tree's id to SRC.stamp (the Makefile reconfigures when it changes).
 set -eu
 src=$1 patches=$2
 tarball=/usr/src/linux-source-6.1.tar.xz
@@ -50,8 +50,8 @@ rm -f "$index"
 if [ "$(git_ rev-parse 'HEAD^{tree}')" != "$tree" ]; then
 	commit=$(git_ commit-tree -p pristine -m "bouncelab series" "$tree")
 	git_ checkout -q --detach "$commit"
-	touch "$src.stamp"
+	echo "$tree" >"$src.stamp"
 	echo "patched tree updated: $src ($(git_ diff --stat pristine HEAD | tail -1))"
 fi
-[ -e "$src.stamp" ] || touch "$src.stamp"
+[ -s "$src.stamp" ] || echo "$tree" >"$src.stamp"
 echo "$version" >"$src.version"

@@ -11,10 +11,10 @@ Writes the same table, the raw counts and a legend to REPORT_MD.
 import re
 import sys
 
-# The count that says the most about each scenario's outcome.
-KEY_COUNT = {"s1-sg-tur-leak": "nonzero", "s2-ath9k-race": "lost",
-             "s3-scrub-rearm": "stale", "s4-status-clear": "phantom",
-             "s5-stream": "packets"}
+# The count behind each outcome; "ok" shows how much was checked.
+KEY_COUNT = {"LEAK": "nonzero", "LOST": "lost", "STALE": "stale",
+             "PHANTOM": "phantom", "DUP": "dup", "CORRUPT": "corrupt",
+             "ok": "packets"}
 
 
 def read_expected(path):
@@ -43,12 +43,12 @@ def read_cells(path):
     return cells
 
 
-def show(cell, scenario):
+def show(cell):
     """OBSERVED[!] count, '!' where it differs from the expectation."""
     if cell is None:
         return "-"
     mark = "" if cell["observed"] == cell["expected"] else "!"
-    key = KEY_COUNT.get(scenario)
+    key = KEY_COUNT.get(cell["observed"])
     count = f" {cell[key]}" if key in cell else ""
     return f"{cell['observed']}{mark}{count}"
 
@@ -58,9 +58,9 @@ def main():
     legend, policies, rows = read_expected(expected)
     cells = read_cells(ktap)
     version = open(version_file).read().strip()
-    heads = ["policy"] + [f"{s.split('-')[0].upper()} {s[3:]}" +
-                          ("" if d == "-" else f" ({d})") for s, d in rows]
-    table = [[p] + [show(cells.get((p, s, d)), s) for s, d in rows]
+    heads = ["policy"] + [s.split("-")[0].upper() +
+                          ("" if d == "-" else f" {d}") for s, d in rows]
+    table = [[p] + [show(cells.get((p, s, d))) for s, d in rows]
              for p in policies]
     widths = [max(len(r[i]) for r in [heads] + table) for i in range(len(heads))]
 
@@ -73,9 +73,12 @@ def main():
     for r in table:
         print(line(r))
     wrong = sum(1 for c in cells.values() if c["observed"] != c["expected"])
-    print(f"\n{len(cells)} cells run, {wrong} differ from expected ('!'); "
-          "'-' = not run; number = key count (S1 non-zero bytes, S2 lost, "
-          "S3 stale bytes, S4 phantom packets)")
+    names = sorted({s for s, _ in rows})
+    print("\n" + ", ".join(f"{s.split('-')[0].upper()} {s[3:]}" for s in names)
+          + "; c = C poller, rust = Rust driver")
+    print(f"{len(cells)} cells run, {wrong} differ from expected ('!'); "
+          "'-' = not run; number = the count behind the "
+          "outcome (LEAK: non-zero bytes; LOST/STALE/PHANTOM: packets; ok: packets checked)")
 
     with open(md, "w") as f:
         f.write(f"# bouncelab comparison\n\nKernel: Debian linux-source-6.1 "
@@ -85,7 +88,7 @@ def main():
         for r in table:
             f.write("| " + " | ".join(r) + " |\n")
         f.write("\n`!` marks an outcome that differs from the expected one; "
-                "the number is the scenario's key count.\n\n## Legend\n\n")
+                "the number is the count behind the outcome (LEAK: non-zero bytes returned; LOST, STALE, PHANTOM: packets; ok: packets checked).\n\n## Legend\n\n")
         for entry in legend:
             f.write(f"- {entry}\n")
         f.write("\n## Counts\n\n")
