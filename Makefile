@@ -8,7 +8,7 @@ BUILD := $(CACHE)/build
 OUT := $(CACHE)/out
 LOGS := $(OUT)/logs
 TREE ?= $(CACHE)/tree
-LOCK := $(CACHE)/kbuild.lock
+LOCK ?= $(CACHE)/kbuild.lock
 JOBS ?= $(shell nproc)
 
 # Debian's toolchain, pinned on every kernel make call: a rustup toolchain
