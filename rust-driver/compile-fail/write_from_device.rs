@@ -3,7 +3,7 @@
 //!
 //! A `FromDevice` buffer is read-only to the CPU, even while the CPU owns it.
 
-use kernel::dma::{Bidirectional, Device, FromDevice, Mapping};
+use kernel::dma::{Device, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
