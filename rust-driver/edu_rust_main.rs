@@ -126,6 +126,7 @@ impl Bound {
             edu: Edu {
                 mmio,
                 dma: dev.dma_device()?,
+                wedged: AtomicBool::new(false),
             },
             _enabled: enabled,
         })
@@ -148,9 +149,16 @@ enum EduAddr {
 struct Edu {
     mmio: IoMem,
     dma: dma::Device,
+    /// A transfer never finished: edu cannot abort one, so it may still
+    /// write any buffer it was given. Those stay mapped for good.
+    wedged: AtomicBool,
 }
 
 impl Edu {
+    fn is_wedged(&self) -> bool {
+        self.wedged.load(Ordering::Relaxed)
+    }
+
     fn set_addr(&self, reg: usize, addr: EduAddr) -> Result {
         match addr {
             EduAddr::Ram(a) => self.mmio.write_dma_addr(reg, a),
@@ -169,7 +177,8 @@ impl Edu {
         let mut waited = 0;
         while self.mmio.read32(REG_DMA_CMD)? & DMA_RUN != 0 {
             if waited >= DMA_TIMEOUT_MS {
-                pr_info!("bouncelab: error driver=rust edu DMA timeout\n");
+                pr_info!("bouncelab: error driver=rust edu DMA timeout, leaking the ring\n");
+                self.wedged.store(true, Ordering::Relaxed);
                 return Err(ETIMEDOUT);
             }
             msleep(1);
@@ -181,9 +190,19 @@ impl Edu {
     fn run_scenario(&self, sc: &Scenario, nr: usize) {
         let start = ktime_get_ms();
         let mut run = Run::new(self, sc);
-        let ret = run.map_ring().and_then(|_| (sc.run)(&mut run));
-        // Every buffer is unmapped here, whoever owns it (see `dma::Mapping`).
-        run.ring.clear();
+        let ret = if self.is_wedged() {
+            Err(EIO)
+        } else {
+            run.map_ring().and_then(|_| (sc.run)(&mut run))
+        };
+        if self.is_wedged() {
+            // The types cannot know that the device may still write: leak
+            // the mappings rather than unmap buffers under a live transfer.
+            core::mem::forget(core::mem::take(&mut run.ring));
+        } else {
+            // Every buffer is unmapped here, whoever owns it.
+            run.ring.clear();
+        }
         let c = &mut run.cnt;
         let observed = match ret {
             Err(e) => {
@@ -423,6 +442,11 @@ impl<'a> Run<'a> {
             size,
             0,
         );
+        if ret.is_err() && self.edu.is_wedged() {
+            // edu may still read it: keep it mapped for good.
+            core::mem::forget(m);
+            return ret;
+        }
         // The device owns it: unmapping gives the CPU buffer back.
         self.staging = m.unmap();
         ret?;
