@@ -25,6 +25,10 @@ BZIMAGE := $(BUILD)/arch/x86/boot/bzImage
 RUSTDRV := $(OUT)/rust-driver
 RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(SRC)
 
+# The guest boots of `make test`, ";"-separated NAME:KERNEL-ARGS (tests/run.sh).
+BOOTS ?= matrix:
+export BOOTS
+
 # The Rust misuse cases, compiled on the host as a module would be: KTAP.
 COMPILE_FAIL := mkdir -p $(LOGS) && rust-driver/compile-fail/run.sh $(SRC) $(BUILD) \
 	>$(LOGS)/compile-fail.ktap 2>$(LOGS)/compile-fail.err || true
@@ -37,8 +41,8 @@ demo: kernel guest
 	@mkdir -p $(LOGS)
 	@$(COMPILE_FAIL)
 	@$(RUN) $(LOGS)/compile-fail.ktap >$(LOGS)/run.txt 2>&1; status=$$?; \
-	grep -E '^(error|guest ran|----)|^[0-9]+ passed' $(LOGS)/run.txt; \
-	tests/report.py $(LOGS)/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
+	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
+	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
 	echo "full run log: $(LOGS)/run.txt"; exit $$status
 
 test: kernel guest
@@ -73,7 +77,7 @@ _kernel:
 		{ tail -n 40 $(OUT)/rust-driver-build.log; echo "error: rust-driver build failed"; exit 1; }
 
 guest: $(OUT)/disk.img $(PROGS)
-	@guest/mkinitramfs.sh $(OUT)/initramfs.cpio guest/init tests/expected.tsv \
+	@guest/mkinitramfs.sh $(OUT)/initramfs.cpio guest/init guest/plans tests/expected.tsv \
 		$(OUT)/guest-bin $$(find $(BUILD) $(RUSTDRV) -name '*.ko' | sort)
 
 $(OUT)/guest-bin/%: guest/%.c

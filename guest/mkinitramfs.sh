@@ -2,10 +2,10 @@
 # Pack the guest's initramfs: busybox, /init, the expected-outcome table,
 # the in-guest test programs and the kernel modules under test.
 #
-# usage: mkinitramfs.sh OUT.cpio INIT EXPECTED.tsv PROGRAM_DIR [MODULE.ko...]
+# usage: mkinitramfs.sh OUT.cpio INIT PLAN_DIR EXPECTED.tsv PROGRAM_DIR [MODULE.ko...]
 set -eu
-out=$1 init=$2 expected=$3 progs=$4
-shift 4
+out=$1 init=$2 plans=$3 expected=$4 progs=$5
+shift 5
 busybox=/bin/busybox
 [ -x $busybox ] && $busybox --list >/dev/null ||
 	{ echo "error: $busybox missing (apt-get install busybox-static)" >&2; exit 1; }
@@ -15,13 +15,14 @@ busybox=/bin/busybox
 stage=$out.d
 rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/dev" "$stage/proc" "$stage/sys" \
-	"$stage/tmp" "$stage/modules"
+	"$stage/tmp" "$stage/modules" "$stage/plans"
 cp $busybox "$stage/bin/busybox"
 for applet in $($busybox --list); do
 	[ -e "$stage/bin/$applet" ] || ln -s busybox "$stage/bin/$applet"
 done
 cp "$init" "$stage/init"
 cp "$expected" "$stage/expected.tsv"
+cp "$plans"/* "$stage/plans/"
 cp "$progs"/* "$stage/bin/"
 for ko in "$@"; do
 	cp "$ko" "$stage/modules/"

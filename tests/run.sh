@@ -1,45 +1,45 @@
 #!/bin/sh
-# Boot the guest once and judge the run: a hung guest, a kernel oops or a
-# guest that stopped early fails with the console tail; the KTAP it wrote
-# (plus any host-side KTAP files) is parsed by the kernel's own kunit.py.
-# Ends with the line "N passed, N failed" and exits non-zero on any failure.
+# Boot the guest once per entry of BOOTS and judge every run: a hung guest,
+# a kernel oops or a guest that stopped early fails with the console tail;
+# the KTAP each guest wrote (plus any host-side KTAP files) is parsed by the
+# kernel's own kunit.py.  Ends with the line "N passed, N failed" and exits
+# non-zero on any failure.
 #
 # usage: run.sh BZIMAGE INITRAMFS DISK LOGDIR KSRC [HOST.ktap...]
-# env:   BOOT_ARGS (extra kernel command line), BOOT_TIMEOUT, QEMU_ACCEL
+# env:   BOOTS   boots to run, ";"-separated "NAME:KERNEL ARGS" (default
+#                "matrix:"); each logs to LOGDIR/NAME/
+#        BOOT_ARGS (added to every boot), BOOT_TIMEOUT, QEMU_ACCEL
 set -eu
 kernel=$1 initrd=$2 disk=$3 logdir=$4 ksrc=$5
 shift 5
 here=$(dirname "$0")
-console=$logdir/console.log
-
-show_tail() {
-	echo "---- last 40 lines of $console ----"
-	tail -n 40 "$console" 2>/dev/null || echo "(no console output)"
-	echo "---- full log: $console ----"
-}
-
-guest_failed=0
-start=$(date +%s)
-rc=0
-# shellcheck disable=SC2086 # BOOT_ARGS is a list of kernel parameters
-"$here/../guest/run-qemu.sh" "$kernel" "$initrd" "$disk" "$logdir" ${BOOT_ARGS:-} || rc=$?
-echo "guest ran $(($(date +%s) - start)) s (QEMU exit status $rc); logs in $logdir"
-
 oops='Kernel panic|Oops|BUG:|general protection fault|kernel BUG at|UBSAN:|KASAN:'
-if grep -qE "$oops" "$console" 2>/dev/null; then
-	echo "error: the guest kernel crashed:"
-	grep -nE -A25 "$oops" "$console" | head -n 60
+
+# boot NAME ARGS: run one guest; print why it failed, if it did.
+boot() {
+	dir=$logdir/$1 console=$logdir/$1/console.log
+	start=$(date +%s)
+	rc=0
+	# shellcheck disable=SC2086 # kernel parameters are a list
+	"$here/../guest/run-qemu.sh" "$kernel" "$initrd" "$disk" "$dir" $2 ${BOOT_ARGS:-} || rc=$?
+	echo "boot $1 ran $(($(date +%s) - start)) s (QEMU exit status $rc); logs in $dir"
+	if grep -qE "$oops" "$console" 2>/dev/null; then
+		echo "error: the guest kernel crashed in boot $1:"
+		grep -nE -A25 "$oops" "$console" | head -n 60
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "error: boot $1 hung: no shutdown within ${BOOT_TIMEOUT:-900} s"
+		echo "---- last 40 lines of $console ----"
+		tail -n 40 "$console" 2>/dev/null || echo "(no console output)"
+	elif ! grep -q 'bouncelab: done' "$console" 2>/dev/null; then
+		echo "error: boot $1 stopped before finishing its plan (QEMU exit status $rc)"
+		echo "---- last 40 lines of $console ----"
+		tail -n 40 "$console" 2>/dev/null || echo "(no console output)"
+	else
+		return 0
+	fi
 	echo "---- full log: $console ----"
-	guest_failed=1
-elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-	echo "error: the guest hung: no shutdown within ${BOOT_TIMEOUT:-900} s"
-	show_tail
-	guest_failed=1
-elif ! grep -q 'bouncelab: done' "$console" 2>/dev/null; then
-	echo "error: the guest stopped before finishing its plan (QEMU exit status $rc)"
-	show_tail
-	guest_failed=1
-fi
+	return 1
+}
 
 # count WHAT: WHAT's number in kunit.py's summary line, 0 if absent.
 count() {
@@ -47,20 +47,36 @@ count() {
 	echo "${v:-0}"
 }
 
-passed=0 failed=$guest_failed skipped=0
-for ktap in "$logdir/ktap.log" "$@"; do
-	out=$logdir/$(basename "$ktap").parsed
-	python3 "$ksrc/tools/testing/kunit/kunit.py" parse "$(realpath "$ktap")" >"$out" 2>&1 || true
+# parse KTAP: print kunit.py's verdicts and add them to the totals.
+parse() {
+	out=$1.parsed
+	python3 "$ksrc/tools/testing/kunit/kunit.py" parse "$(realpath "$1")" >"$out" 2>&1 || true
 	sed 's/^\[[0-9:]*\] //' "$out"
 	summary=$(grep 'Testing complete' "$out" || true)
 	if [ -z "$summary" ] || grep -q 'Could not find any KTAP output' "$out"; then
-		echo "error: no KTAP results in $ktap"
+		echo "error: no KTAP results in $1"
 		failed=$((failed + 1))
-		continue
+		return
 	fi
 	passed=$((passed + $(count passed)))
 	failed=$((failed + $(count failed) + $(count crashed) + $(count errors)))
 	skipped=$((skipped + $(count skipped)))
+}
+
+passed=0 failed=0 skipped=0
+IFS=';'
+set -f
+for b in ${BOOTS:-matrix:}; do
+	unset IFS
+	name=${b%%:*}
+	boot "$name" "${b#*:}" || failed=$((failed + 1))
+	[ -e "$logdir/$name/ktap.log" ] && parse "$logdir/$name/ktap.log"
+	IFS=';'
+done
+unset IFS
+set +f
+for ktap in "$@"; do
+	parse "$ktap"
 done
 
 if [ "$skipped" -gt 0 ]; then
