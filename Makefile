@@ -15,8 +15,15 @@ JOBS ?= $(shell nproc)
 # earlier on PATH would make Kconfig silently drop CONFIG_RUST.
 KMAKE_FLAGS := LLVM=1 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	BINDGEN=/usr/bin/bindgen RUSTFMT=/usr/bin/rustfmt \
-	RUSTDOC=/usr/bin/rustdoc CARGO=/usr/bin/cargo
+	RUSTDOC=/usr/bin/rustdoc CARGO=/usr/bin/cargo \
+	CLIPPY_DRIVER=/usr/bin/clippy-driver
 export KMAKE_FLAGS
+# `make CLIPPY=1`: Debian's clippy-driver finds its sysroot via the `rustc`
+# on PATH (rustup's) unless told.
+ifeq ($(CLIPPY),1)
+KMAKE_FLAGS += CLIPPY=1
+export SYSROOT := $(shell /usr/bin/rustc --print sysroot)
+endif
 KMAKE := $(MAKE) --no-print-directory -C $(SRC) O=$(BUILD) $(KMAKE_FLAGS)
 
 FRAGMENTS := $(sort $(wildcard $(CURDIR)/kconfig-fragments/*.config))
