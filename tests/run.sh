@@ -70,7 +70,12 @@ for b in ${BOOTS:-matrix:}; do
 	unset IFS
 	name=${b%%:*}
 	boot "$name" "${b#*:}" || failed=$((failed + 1))
-	[ -e "$logdir/$name/ktap.log" ] && parse "$logdir/$name/ktap.log"
+	[ -e "$logdir/$name/ktap.log" ] || continue
+	parse "$logdir/$name/ktap.log"
+	# kunit.py shows only verdicts: also show the swiotlb suites' per-policy
+	# outcome table and fuzzer counts, which are the point of them.
+	grep -hE '# [a-z0-9_]+: (s[0-9]-[a-z0-9-]+: legacy=|fuzz policy=)' "$logdir/$name/ktap.log" |
+		sed 's/^ *# [a-z0-9_]*: /  /' || true
 	IFS=';'
 done
 unset IFS
