@@ -36,9 +36,13 @@ RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(S
 BOOTS ?= matrix:
 export BOOTS
 
-# The Rust misuse cases, compiled on the host as a module would be: KTAP.
-COMPILE_FAIL := mkdir -p $(LOGS) && rust-driver/compile-fail/run.sh $(SRC) $(BUILD) \
-	>$(LOGS)/compile-fail.ktap 2>$(LOGS)/compile-fail.err || true
+# Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
+# would be) and checkpatch --strict on every patch of the series.
+HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap
+HOST_CHECKS := mkdir -p $(LOGS) && \
+	{ rust-driver/compile-fail/run.sh $(SRC) $(BUILD) \
+		>$(LOGS)/compile-fail.ktap 2>$(LOGS)/compile-fail.err || true; } && \
+	{ tests/checkpatch.sh $(SRC) c-patches >$(LOGS)/checkpatch.ktap || true; }
 
 .PHONY: all demo test kernel guest deps tree export clean distclean _kernel
 
@@ -46,15 +50,15 @@ all: test
 
 demo: kernel guest
 	@mkdir -p $(LOGS)
-	@$(COMPILE_FAIL)
-	@$(RUN) $(LOGS)/compile-fail.ktap >$(LOGS)/run.txt 2>&1; status=$$?; \
+	@$(HOST_CHECKS)
+	@$(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
 	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
 	echo "full run log: $(LOGS)/run.txt"; exit $$status
 
 test: kernel guest
-	@$(COMPILE_FAIL)
-	@$(RUN) $(LOGS)/compile-fail.ktap
+	@$(HOST_CHECKS)
+	@$(RUN) $(HOST_KTAP)
 
 deps:
 	@tests/install-deps.sh
