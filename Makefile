@@ -125,3 +125,33 @@ clean:
 
 distclean:
 	rm -rf $(CACHE)
+
+# `make bench` (issue 6): what each swiotlb policy costs, side by side in one
+# boot (guest/plans/bench: sync cycles, dma_map_benchmark, disk reads, all
+# policies interleaved for BENCH_ROUNDS rounds), then tests/bench.sh writes
+# $(OUT)/bench/results.tsv, report.md (medians, spread, ratios against
+# upstream) and the gnuplot PNGs.  The guest clock runs on a fixed
+# instruction count (BENCH_ICOUNT): deterministic CPU cost, see the report.
+BENCH_ICOUNT ?= shift=3,sleep=off
+BENCH_ROUNDS ?= 5
+BENCH_ARGS ?=
+MAPBENCH := $(OUT)/guest-bin/dma_map_benchmark
+
+.PHONY: bench
+bench: kernel $(MAPBENCH)
+	@$(MAKE) --no-print-directory guest
+	@start=$$(date +%s); status=0; \
+	QEMU_ICOUNT='$(BENCH_ICOUNT)' \
+	BOOTS='bench:bouncelab.plan=bench bouncelab.rounds=$(BENCH_ROUNDS) $(BENCH_ARGS)' \
+		$(RUN) || status=$$?; \
+	if [ -s $(LOGS)/bench/ktap.log ]; then \
+		tests/bench.sh $(LOGS)/bench/ktap.log $(OUT)/bench '$(BENCH_ICOUNT)' \
+			"$$(git log -1 --format=%h -- c-patches/0001-*)" || status=1; \
+	fi; \
+	echo "bench boot and report took $$(($$(date +%s) - start)) s"; exit $$status
+
+# The kernel's own map/unmap benchmark tool, static, into the guest's /bin.
+$(MAPBENCH): $(SRC)/tools/testing/selftests/dma/dma_map_benchmark.c
+	@mkdir -p $(@D) $(OUT)/bench-inc/linux
+	@cp $(SRC)/include/linux/map_benchmark.h $(OUT)/bench-inc/linux/
+	gcc -static -O2 -I$(OUT)/bench-inc -o $@ $<
