@@ -33,7 +33,7 @@ RUSTDRV := $(OUT)/rust-driver
 RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(SRC)
 
 # The guest boots of `make test`, ";"-separated NAME:KERNEL-ARGS (tests/run.sh).
-BOOTS ?= matrix:
+BOOTS ?= matrix:;reliability:bouncelab.plan=reliability
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
