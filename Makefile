@@ -132,7 +132,7 @@ distclean:
 # $(OUT)/bench/results.tsv, report.md (medians, spread, ratios against
 # upstream) and the gnuplot PNGs.  The guest clock runs on a fixed
 # instruction count (BENCH_ICOUNT): deterministic CPU cost, see the report.
-BENCH_ICOUNT ?= shift=3,sleep=off
+BENCH_ICOUNT ?= shift=3,sleep=on
 BENCH_ROUNDS ?= 5
 BENCH_ARGS ?=
 MAPBENCH := $(OUT)/guest-bin/dma_map_benchmark
@@ -146,7 +146,9 @@ bench: kernel $(MAPBENCH)
 		$(RUN) || status=$$?; \
 	if [ -s $(LOGS)/bench/ktap.log ]; then \
 		tests/bench.sh $(LOGS)/bench/ktap.log $(OUT)/bench '$(BENCH_ICOUNT)' \
-			"$$(git log -1 --format=%h -- c-patches/0001-*)" || status=1; \
+			"$$(git log -1 --format=%h -- c-patches/0001-*)$$(git diff --quiet -- \
+			c-patches/0001-* || echo "+uncommitted:$$(cat c-patches/0001-* | sha1sum | cut -c1-8)")" \
+			|| status=1; \
 	fi; \
 	echo "bench boot and report took $$(($$(date +%s) - start)) s"; exit $$status
 
