@@ -6,7 +6,8 @@ set logscale xy 2
 set grid
 set key top left
 set xlabel "buffer size (bytes)"
-set format x "%.0s%cB"
+set xtics ("64B" 64, "256B" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536)
+set format y "%.0s%c"
 
 set output "sync-poll.png"
 set title "poll cycle: sync_for_cpu + sync_for_device (FROM_DEVICE), median, min-max bars"
