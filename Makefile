@@ -44,7 +44,7 @@ HOST_CHECKS := mkdir -p $(LOGS) && \
 		>$(LOGS)/compile-fail.ktap 2>$(LOGS)/compile-fail.err || true; } && \
 	{ tests/checkpatch.sh $(SRC) c-patches >$(LOGS)/checkpatch.ktap || true; }
 
-.PHONY: all demo test kernel guest deps tree export clean distclean _kernel
+.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel
 
 all: test
 
@@ -59,6 +59,15 @@ demo: kernel guest
 test: kernel guest
 	@$(HOST_CHECKS)
 	@$(RUN) $(HOST_KTAP)
+
+# The same boots on a second kernel built with KASAN, kmemleak, lockdep and
+# dma-debug, the fuzzer at 10x; any sanitizer report or warning fails.
+# Not in CI: a second full build, and a slower guest.
+test-debug:
+	@$(MAKE) --no-print-directory test BUILD=$(CACHE)/build-debug OUT=$(CACHE)/out-debug \
+		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/debug/*.config)" \
+		BOOT_TIMEOUT=3600 BOOT_ARGS="bouncelab.kunit_args=ops=1000000 $(BOOT_ARGS)" \
+		EXTRA_FATAL='WARNING:|DMA-API:|possible circular locking|possible recursive locking|new suspected memory leak'
 
 deps:
 	@tests/install-deps.sh

@@ -8,12 +8,14 @@
 # usage: run.sh BZIMAGE INITRAMFS DISK LOGDIR KSRC [HOST.ktap...]
 # env:   BOOTS   boots to run, ";"-separated "NAME:KERNEL ARGS" (default
 #                "matrix:"); each logs to LOGDIR/NAME/
-#        BOOT_ARGS (added to every boot), BOOT_TIMEOUT, QEMU_ACCEL
+#        BOOT_ARGS (added to every boot), BOOT_TIMEOUT, QEMU_ACCEL,
+#        EXTRA_FATAL (more console patterns that fail a boot, e.g. WARNING:)
 set -eu
 kernel=$1 initrd=$2 disk=$3 logdir=$4 ksrc=$5
 shift 5
 here=$(dirname "$0")
 oops='Kernel panic|Oops|BUG:|general protection fault|kernel BUG at|UBSAN:|KASAN:'
+oops="$oops${EXTRA_FATAL:+|$EXTRA_FATAL}"
 
 # boot NAME ARGS: run one guest; print why it failed, if it did.
 boot() {
@@ -24,7 +26,7 @@ boot() {
 	"$here/../guest/run-qemu.sh" "$kernel" "$initrd" "$disk" "$dir" $2 ${BOOT_ARGS:-} || rc=$?
 	echo "boot $1 ran $(($(date +%s) - start)) s (QEMU exit status $rc); logs in $dir"
 	if grep -qE "$oops" "$console" 2>/dev/null; then
-		echo "error: the guest kernel crashed in boot $1:"
+		echo "error: the guest kernel crashed or reported a problem in boot $1:"
 		grep -nE -A25 "$oops" "$console" | head -n 60
 	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "error: boot $1 hung: no shutdown within ${BOOT_TIMEOUT:-900} s"
