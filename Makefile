@@ -54,6 +54,9 @@ demo: kernel guest
 	@$(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
 	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
+	if [ -f $(OUT)/bench/report.md ]; then \
+		echo; sed 's|](\([a-z-]*\.png\))|](bench/\1)|' $(OUT)/bench/report.md; \
+	else echo "(no performance section: run make bench)"; fi >>$(OUT)/report.md; \
 	echo "full run log: $(LOGS)/run.txt"; exit $$status
 
 test: kernel guest
