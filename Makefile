@@ -44,6 +44,11 @@ HOST_CHECKS := mkdir -p $(LOGS) && \
 		>$(LOGS)/compile-fail.ktap 2>$(LOGS)/compile-fail.err || true; } && \
 	{ tests/checkpatch.sh $(SRC) c-patches >$(LOGS)/checkpatch.ktap || true; }
 
+# $(call logged,LOG,WHAT,COMMAND): run COMMAND with its output in LOG; on
+# failure show the log's tail and say where the whole log is.
+logged = $(3) >$(1) 2>&1 || \
+	{ tail -n 40 $(1); echo "error: $(2) failed, log: $(1)"; exit 1; }
+
 .PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel
 
 all: test
@@ -90,15 +95,13 @@ _kernel:
 		echo "$$key" >$(BUILD)/.config-key; \
 	fi
 	@echo "building Linux $$(cat $(SRC).version) (log: $(OUT)/kernel-build.log)"
-	@$(KMAKE) -j$(JOBS) bzImage modules >$(OUT)/kernel-build.log 2>&1 || \
-		{ tail -n 40 $(OUT)/kernel-build.log; echo "error: kernel build failed, log: $(OUT)/kernel-build.log"; exit 1; }
+	@$(call logged,$(OUT)/kernel-build.log,kernel build,$(KMAKE) -j$(JOBS) bzImage modules)
 	@kconfig-fragments/configure.sh --check $(BUILD)/.config $(FRAGMENTS)
 	@mkdir -p $(RUSTDRV)
 	@cp -p rust-driver/Makefile rust-driver/Kbuild rust-driver/*.rs rust-driver/*.c $(RUSTDRV)/
 	@echo "building rust-driver (log: $(OUT)/rust-driver-build.log)"
-	@$(MAKE) --no-print-directory -C $(RUSTDRV) KSRC=$(SRC) KBUILD=$(BUILD) \
-		CLIPPY=$(CLIPPY) >$(OUT)/rust-driver-build.log 2>&1 || \
-		{ tail -n 40 $(OUT)/rust-driver-build.log; echo "error: rust-driver build failed"; exit 1; }
+	@$(call logged,$(OUT)/rust-driver-build.log,rust-driver build,\
+		$(MAKE) --no-print-directory -C $(RUSTDRV) KSRC=$(SRC) KBUILD=$(BUILD) CLIPPY=$(CLIPPY))
 
 guest: $(OUT)/disk.img $(PROGS)
 	@guest/mkinitramfs.sh $(OUT)/initramfs.cpio guest/init guest/plans tests/expected.tsv \

@@ -17,6 +17,11 @@ here=$(dirname "$0")
 oops='Kernel panic|Oops|BUG:|general protection fault|kernel BUG at|UBSAN:|KASAN:'
 oops="$oops${EXTRA_FATAL:+|$EXTRA_FATAL}"
 
+show_tail() {
+	echo "---- last 40 lines of $console ----"
+	tail -n 40 "$console" 2>/dev/null || echo "(no console output)"
+}
+
 # boot NAME ARGS: run one guest; print why it failed, if it did.
 boot() {
 	dir=$logdir/$1 console=$logdir/$1/console.log
@@ -30,12 +35,10 @@ boot() {
 		grep -nE -A25 "$oops" "$console" | head -n 60
 	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "error: boot $1 hung: no shutdown within ${BOOT_TIMEOUT:-900} s"
-		echo "---- last 40 lines of $console ----"
-		tail -n 40 "$console" 2>/dev/null || echo "(no console output)"
+		show_tail
 	elif ! grep -q 'bouncelab: done' "$console" 2>/dev/null; then
 		echo "error: boot $1 stopped before finishing its plan (QEMU exit status $rc)"
-		echo "---- last 40 lines of $console ----"
-		tail -n 40 "$console" 2>/dev/null || echo "(no console output)"
+		show_tail
 	else
 		return 0
 	fi
