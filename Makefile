@@ -130,11 +130,7 @@ tree: kernel
 
 export:
 	@test -d $(TREE)/.git || { echo "error: no tree at $(TREE) (make tree)"; exit 1; }
-	rm -f c-patches/*.patch
-	cd $(TREE) && git format-patch -q --zero-commit --no-signature -o $(CURDIR)/c-patches pristine..HEAD
-	{ echo '# Kernel patches against Debian linux-source-6.1, in order.'; \
-	  cd c-patches && ls *.patch; } >c-patches/series
-	@cat c-patches/series
+	@c-patches/export.sh $(TREE) c-patches
 
 clean:
 	rm -rf $(BUILD) $(OUT)
