@@ -13,6 +13,11 @@
 //! swiotlb policy; S2 is still `LOST` under `rework`, whose
 //! `sync_for_device(FROM_DEVICE)` bounces the stale buffer over the packet.
 //!
+//! Each result line also gives `cpu_ns`, the time spent in the driver (the
+//! scenario minus deliveries and idle waits), to compare per-packet CPU cost
+//! with the C poller. With `exhaust=1` it runs no scenario but maps one-slot
+//! buffers until the DMA layer returns `Err`, twice, and reports both counts.
+//!
 //! Binds only the first edu it probes (`-EBUSY` for the others: the C poller,
 //! loaded first, has the first one), runs the scenarios at probe time, under
 //! the policy active then, and stays bound until `rmmod`.
@@ -20,8 +25,10 @@
 use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::prelude::*;
 use kernel::{
-    delay::{ktime_get_ms, msleep},
-    dma::{self, Bidirectional, CpuOwned, DeviceOwned, DmaAddr, Mapping, Peek, ToDevice},
+    delay::{ktime_get_ms, ktime_get_ns, msleep},
+    dma::{
+        self, Bidirectional, CpuOwned, DeviceOwned, DmaAddr, FromDevice, Mapping, Peek, ToDevice,
+    },
     error::code::*,
     io_mem::IoMem,
     pci,
@@ -62,6 +69,9 @@ extern "C" {
     /// Module parameter `packets` (`edu_rust_param.c`): packets streamed
     /// through the ring by s5-stream.
     static edu_rust_packets: u32;
+    /// Module parameter `exhaust`: map until swiotlb is full instead of the
+    /// scenarios.
+    static edu_rust_exhaust: bool;
 }
 
 /// The value of the `packets` module parameter.
@@ -69,6 +79,30 @@ fn s5_packets() -> u32 {
     // SAFETY: a `u32` defined in `edu_rust_param.c`, written only by the
     // module loader before `init` runs (its sysfs file is read-only).
     unsafe { edu_rust_packets }
+}
+
+/// The value of the `exhaust` module parameter.
+fn exhaust() -> bool {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_exhaust }
+}
+
+/// One swiotlb slot per buffer, so the count is the pool's free slots.
+const EXH_BUF_SIZE: usize = 2048;
+/// More than a small pool holds: reaching it means the pool never filled.
+const EXH_MAX: usize = 16384;
+
+/// Maps `FromDevice` buffers until the DMA layer returns `Err`; all are
+/// unmapped again (dropped) on return. Returns how many were mapped.
+fn exhaust_once(dev: &dma::Device) -> Result<usize> {
+    let mut maps = Vec::new();
+    while maps.len() < EXH_MAX {
+        match Mapping::<FromDevice, _>::map(dev, zeroed(EXH_BUF_SIZE)?) {
+            Ok(m) => maps.try_push(m)?,
+            Err(_) => return Ok(maps.len()),
+        }
+    }
+    Err(ENOSPC)
 }
 
 static CLAIMED: AtomicBool = AtomicBool::new(false);
@@ -101,6 +135,10 @@ impl pci::Driver for EduRust {
             e
         })?;
         // Run at probe time, so that insmod returns with every result printed.
+        if exhaust() {
+            bound.edu.run_exhaustion();
+            return Ok(bound);
+        }
         pr_info!("KTAP version 1\n");
         pr_info!("1..{}\n", SCENARIOS.len());
         for (i, sc) in SCENARIOS.iter().enumerate() {
@@ -187,13 +225,37 @@ impl Edu {
         Ok(())
     }
 
+    /// A full pool must be a clean `Err`, and dropping the mappings must give
+    /// every slot back, so the second round maps exactly as many again.
+    fn run_exhaustion(&self) {
+        let first = exhaust_once(&self.dma);
+        let second = exhaust_once(&self.dma);
+        let count = |r: &Result<usize>| match r {
+            Ok(n) => *n as i64,
+            Err(e) => i64::from(e.to_errno()),
+        };
+        let ok = matches!((&first, &second), (Ok(a), Ok(b)) if *a > 0 && a == b);
+        pr_info!(
+            "bouncelab: result driver=rust scenario=exhaustion observed={} mapped={} remapped={}\n",
+            if ok { "ok" } else { "ERROR" },
+            count(&first),
+            count(&second)
+        );
+    }
+
     fn run_scenario(&self, sc: &Scenario, nr: usize) {
         let start = ktime_get_ms();
         let mut run = Run::new(self, sc);
+        let mut run_ns = 0;
         let ret = if self.is_wedged() {
             Err(EIO)
         } else {
-            run.map_ring().and_then(|_| (sc.run)(&mut run))
+            run.map_ring().and_then(|_| {
+                let t = ktime_get_ns();
+                let ret = (sc.run)(&mut run);
+                run_ns = ktime_get_ns() - t;
+                ret
+            })
         };
         if self.is_wedged() {
             // The types cannot know that the device may still write: leak
@@ -224,8 +286,9 @@ impl Edu {
             sc.name, c.packets, c.lost, c.dup, c.stale, c.corrupt, c.phantom, c.stale_bytes, ms
         );
         pr_info!(
-            "bouncelab: result driver=rust scenario={} observed={} packets={} lost={} dup={} stale={} corrupt={} phantom={}\n",
-            sc.name, observed, c.packets, c.lost, c.dup, c.stale, c.corrupt, c.phantom
+            "bouncelab: result driver=rust scenario={} observed={} packets={} lost={} dup={} stale={} corrupt={} phantom={} cpu_ns={}\n",
+            sc.name, observed, c.packets, c.lost, c.dup, c.stale, c.corrupt, c.phantom,
+            run_ns.saturating_sub(run.dev_ns)
         );
         pr_info!(
             "{}ok {} {}\n",
@@ -337,6 +400,8 @@ struct Run<'a> {
     batch_n: u32,
     expect: u32,
     cnt: Counts,
+    /// Nanoseconds spent in deliveries and idle waits: the device's time.
+    dev_ns: u64,
 }
 
 fn zeroed(len: usize) -> Result<Vec<u8>> {
@@ -397,6 +462,7 @@ impl<'a> Run<'a> {
             batch_n: 0,
             expect: 0,
             cnt: Counts::default(),
+            dev_ns: 0,
         }
     }
 
@@ -455,8 +521,23 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    /// edu writes packet `seq` into slot `k`; returns once it has landed.
+    /// A delivery is the device's time, not the driver's: keep it apart.
     fn deliver(&mut self, seq: u32, k: usize) -> Result {
+        let t = ktime_get_ns();
+        let ret = self.device_write(seq, k);
+        self.dev_ns += ktime_get_ns() - t;
+        ret
+    }
+
+    /// As long as a delivery takes, with the device idle.
+    fn idle(&mut self) {
+        let t = ktime_get_ns();
+        msleep(DMA_LATENCY_MS);
+        self.dev_ns += ktime_get_ns() - t;
+    }
+
+    /// edu writes packet `seq` into slot `k`; returns once it has landed.
+    fn device_write(&mut self, seq: u32, k: usize) -> Result {
         if self.batch_n == 0 || seq < self.batch_base || seq >= self.batch_base + self.batch_n {
             self.fill(seq)?;
         }
@@ -571,8 +652,7 @@ fn run_s4(r: &mut Run<'_>) -> Result {
     for k in 0..RING_SIZE {
         r.deliver(k as u32, k)?;
         r.poll(k)?;
-        // As long as a delivery takes, with the device idle.
-        msleep(DMA_LATENCY_MS);
+        r.idle();
         r.poll(k)?;
     }
     Ok(())
