@@ -576,10 +576,13 @@ impl<'a> Run<'a> {
         }
         c.lost += seq - self.expect;
         self.expect = seq + 1;
+        // At most RX_BUF_SIZE bytes: the sum cannot overflow. Saying so
+        // (`wrapping_add`) drops the overflow check `count()` makes per byte
+        // under CONFIG_RUST_OVERFLOW_CHECKS, which had made this loop 4x the
+        // instructions of the C poller's and classify() twice as slow.
         let dirty = buf[PKT_HDR_LEN + len as usize..]
             .iter()
-            .filter(|&&b| b != 0)
-            .count() as u32;
+            .fold(0u32, |n, &b| n.wrapping_add(u32::from(b != 0)));
         if dirty != 0 {
             c.stale += 1;
             c.stale_bytes += dirty;
