@@ -7,6 +7,9 @@
 # jumps ahead while the guest sleeps, so edu's 100 ms (virtual) DMA delay
 # costs no wall time (1,000 packets: 122 s without, 7 s with).  Set
 # QEMU_ICOUNT= (empty) to run in real time, or to other -icount options.
+# QEMU_MEM is the guest's memory in MiB (default 256; make test-debug needs
+# more: KASAN's shadow and kmemleak's metadata ran a 256 MiB guest out of
+# memory).
 #
 # usage: run-qemu.sh BZIMAGE INITRAMFS DISK LOGDIR [EXTRA KERNEL ARGS...]
 set -eu
@@ -19,7 +22,7 @@ accel=${QEMU_ACCEL:-tcg}
 exec timeout --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	qemu-system-x86_64 \
 	-accel "$accel" ${icount:+-icount "$icount"} \
-	-m 256 -nodefaults -display none -no-reboot \
+	-m "${QEMU_MEM:-256}" -nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 swiotlb=16384,force oops=panic panic=-1 $*" \
 	-serial "file:$logdir/console.log" -serial "file:$logdir/ktap.log" \

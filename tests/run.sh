@@ -16,7 +16,8 @@ set -eu
 kernel=$1 initrd=$2 disk=$3 logdir=$4 ksrc=$5
 shift 5
 here=$(dirname "$0")
-oops='Kernel panic|Oops|BUG:|general protection fault|kernel BUG at|UBSAN:|KASAN:'
+# Out of memory too: 6.1's KUnit then reports cases it could not start as ok.
+oops='Kernel panic|Oops|BUG:|general protection fault|kernel BUG at|UBSAN:|KASAN:|Out of memory'
 oops="$oops${EXTRA_FATAL:+|$EXTRA_FATAL}"
 
 show_tail() {
