@@ -7,9 +7,8 @@
 # jumps ahead while the guest sleeps, so edu's 100 ms (virtual) DMA delay
 # costs no wall time (1,000 packets: 122 s without, 7 s with).  Set
 # QEMU_ICOUNT= (empty) to run in real time, or to other -icount options.
-# QEMU_MEM is the guest's memory in MiB (default 256; make test-debug needs
-# more: KASAN's shadow and kmemleak's metadata ran a 256 MiB guest out of
-# memory).
+# QEMU_MEM is the guest's memory in MiB (default 256; with more, swiotlb's
+# pool may lie above edu's 28-bit DMA mask and the edu drivers fail to probe).
 #
 # usage: run-qemu.sh BZIMAGE INITRAMFS DISK LOGDIR [EXTRA KERNEL ARGS...]
 set -eu
