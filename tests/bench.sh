@@ -152,8 +152,9 @@ md = [f'## Performance: what each policy costs (`make bench`)', '',
       'closest to throughput in one boot, and the noisiest row (see its spread). '
       '(With `sleep=off` idle time jumps to the next timer deadline instead, which made the disk '
       'spread over 100%.) Caveat for all rows: icount charges every instruction alike, so a '
-      '`rep movsq` memcpy costs 1 instruction per 8 bytes while a byte-wise hash costs several per '
-      'byte; real CPUs favour memcpy even more, so ratios against memcpy are if anything optimistic.', '',
+      '`rep movsq` memcpy costs 1 instruction per 8 bytes while a word-by-word compare or hash '
+      'costs several instructions per 8 bytes: ratios against memcpy measure instructions, not '
+      'what a real CPU\'s fast string moves would show.', '',
       '### Targets', '', '| target | measured | status |', '|---|---|---|'] + targets + ['']
 md.append(table(('poll', 'rearm', 'memcpy'), 'Sync cycles (samples/dma/swiotlb_sync_bench.ko)',
                 'poll = sync_for_cpu + sync_for_device (DMA_FROM_DEVICE, CPU only reads); '

@@ -1,4 +1,4 @@
-# Helpers shared by the guest plans (sourced, not run: not executable).
+# Helpers shared by /init and the guest plans (sourced, not run: not executable).
 KNOB=/sys/kernel/debug/swiotlb/policy
 USED=/sys/kernel/debug/swiotlb/io_tlb_used
 n=0
@@ -30,3 +30,10 @@ load_driver() {
 
 # field NAME LINE: the value of NAME=value in a result line.
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# kunit_results SUITE N: the results of a KUnit suite that has run (a KTAP
+# document of its own, in debugfs) as test N of this document: its header
+# dropped, its last line renumbered.
+kunit_results() {
+	sed -e '1,2d' -e "\$s/^\(\(not \)\?ok\) 1 /\1 $2 /" "/sys/kernel/debug/kunit/$1/results"
+}
