@@ -73,20 +73,19 @@ test: kernel guest
 	@$(RUN) $(HOST_KTAP)
 
 # The same boots on a second kernel built with KASAN, kmemleak, lockdep and
-# dma-debug, the fuzzer at 5x; any sanitizer report or warning fails
-# (dma-debug reports its findings with WARN, so WARNING: covers it).
-# Not 10x: 6.1's KUnit gives a case 300 s, and under KASAN on TCG the legacy
-# case needed about 420 s for 8 x 10^5 operations (with no report).
-# The guest keeps 256 MiB: with more, swiotlb's pool lies above edu's 28-bit
-# DMA mask and the drivers cannot probe.  Known open problem: the fuzz cases
-# together (5 x 5 x 10^5 ops) still run this guest out of memory after about
-# 1.5 M operations (kmemleak_object 60 MB, cause not found); the runner fails
-# the boot on "Out of memory", so make test-debug does not pass yet.
-# Not in CI: a second full build, and a slower guest (about 40 min).
+# dma-debug, the fuzzer at 10x (10^6 operations per policy); any sanitizer
+# report or warning fails (dma-debug reports its findings with WARN, so
+# WARNING: covers it).  The guest clock counts instructions, 1 ns each
+# (-icount shift=0): 6.1's KUnit gives a case 300 s of guest time, which the
+# legacy fuzz case outgrows under KASAN at 10x with a clock that follows
+# real time.  The guest keeps 256 MiB: with more, swiotlb's pool lies above
+# edu's 28-bit DMA mask and the drivers cannot probe.
+# Not in CI: a second full build, and a much slower guest.
 test-debug:
 	@$(MAKE) --no-print-directory test BUILD=$(CACHE)/build-debug OUT=$(CACHE)/out-debug \
 		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/debug/*.config)" \
-		BOOT_TIMEOUT=3600 BOOT_ARGS="bouncelab.kunit_args=ops=500000 $(BOOT_ARGS)" \
+		BOOT_TIMEOUT=3600 QEMU_ICOUNT=shift=0,sleep=off \
+		BOOT_ARGS="bouncelab.kunit_args=ops=1000000 $(BOOT_ARGS)" \
 		EXTRA_FATAL='WARNING:|possible circular locking|possible recursive locking|new suspected memory leak'
 
 deps:
