@@ -80,11 +80,12 @@ test: kernel guest
 # legacy fuzz case outgrows under KASAN at 10x with a clock that follows
 # real time.  The guest keeps 256 MiB: with more, swiotlb's pool lies above
 # edu's 28-bit DMA mask and the drivers cannot probe.
-# Not in CI: a second full build, and a much slower guest.
+# Not in CI: a second full build (about 13 min), then about 53 min of boots,
+# 45 of them the matrix boot (each boot may take 2 h before it counts as hung).
 test-debug:
 	@$(MAKE) --no-print-directory test BUILD=$(CACHE)/build-debug OUT=$(CACHE)/out-debug \
 		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/debug/*.config)" \
-		BOOT_TIMEOUT=3600 QEMU_ICOUNT=shift=0,sleep=off \
+		BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off \
 		BOOT_ARGS="bouncelab.kunit_args=ops=1000000 $(BOOT_ARGS)" \
 		EXTRA_FATAL='WARNING:|possible circular locking|possible recursive locking|new suspected memory leak'
 
