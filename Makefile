@@ -176,6 +176,7 @@ bench: kernel $(MAPBENCH)
 			"$$(git log -1 --format=%h -- c-patches/0001-*)$$(git diff --quiet -- \
 			c-patches/0001-* || echo "+uncommitted:$$(cat c-patches/0001-* | sha1sum | cut -c1-8)")" \
 			|| status=1; \
+		tests/merge-bench.sh $(SRC) $(OUT)/merge-check >>$(OUT)/bench/report.md || status=1; \
 	fi; \
 	echo "bench boot and report took $$(($$(date +%s) - start)) s"; exit $$status
 
