@@ -65,7 +65,8 @@ demo: kernel guest
 	@$(HOST_CHECKS)
 	@$(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
-	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
+	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md \
+		$(LOGS)/sg-pages/ktap.log; \
 	if [ -f $(OUT)/bench/report.md ]; then \
 		echo; sed 's|](\([a-z-]*\.png\))|](bench/\1)|' $(OUT)/bench/report.md; \
 	else echo "(no performance section: run make bench)"; fi >>$(OUT)/report.md; \
