@@ -36,8 +36,11 @@ RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(S
 # the plans are in guest/plans): the policy matrix, reliability, a small pool
 # run dry, and DMA_NONE in each of map, sync_for_cpu, sync_for_device, unmap
 # (each crashes its guest, as it should).
+# S0: sg's pages without swiotlb.  run-qemu.sh forces a pool for every boot;
+# a later swiotlb=noforce wins (the kernel parses both, in order): no pool.
+SG_PAGES_BOOT := ;sg-pages:swiotlb=noforce bouncelab.plan=sgpages
 BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncelab.bad_dir=$(c))
-BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)
+BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
@@ -66,7 +69,8 @@ demo: kernel guest
 	@$(HOST_CHECKS)
 	@$(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
-	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
+	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md \
+		$(LOGS)/sg-pages/ktap.log; \
 	if [ -f $(OUT)/bench/report.md ]; then \
 		echo; sed 's|](\([a-z-]*\.png\))|](bench/\1)|' $(OUT)/bench/report.md; \
 	else echo "(no performance section: run make bench)"; fi >>$(OUT)/report.md; \
