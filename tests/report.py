@@ -51,6 +51,8 @@ def read_expected(path):
         line = line.rstrip("\n")
         if line.startswith("# scenario"):
             policies = line.split("\t")[2:]
+        elif line.startswith("#    ") and legend:
+            legend[-1] += " " + line[5:]
         elif line.startswith("#   "):
             legend.append(line[4:])
         elif line and not line.startswith("#"):
@@ -77,6 +79,9 @@ def show(cell):
     mark = "" if cell["observed"] == cell["expected"] else "!"
     key = KEY_COUNT.get(cell["observed"])
     count = f" {cell[key]}" if key in cell else ""
+    # Scenarios that check a packet byte by byte (S6-S8) say how many it lacked.
+    if cell["observed"] != "ok" and cell.get("missing_bytes", "0") != "0":
+        count += f" ({cell['missing_bytes']} B missing)"
     return f"{cell['observed']}{mark}{count}"
 
 
