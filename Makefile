@@ -60,7 +60,8 @@ HOST_CHECKS := mkdir -p $(LOGS) && \
 logged = $(3) >$(1) 2>&1 || \
 	{ tail -n 40 $(1); echo "error: $(2) failed, log: $(1)"; exit 1; }
 
-.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel
+.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel \
+	shell shell-check run help
 
 all: test
 
@@ -99,6 +100,42 @@ test-debug:
 
 deps:
 	@tests/install-deps.sh
+
+help:
+	@echo "make demo        build, boot every policy, print the comparison table"
+	@echo "make test        the same run judged: KTAP, then 'N passed, N failed' (CI)"
+	@echo "make shell       the patched kernel with a shell on this terminal;"
+	@echo "                 POLICY=<name> starts under one policy ($(POLICY_NAMES))"
+	@echo "make run BOOT=<name> [POLICIES=a,b]"
+	@echo "                 one boot of the suite, judged (boots: $(BOOT_NAMES))"
+	@echo "make bench       what each policy costs, guest clock and host CPU side by side"
+	@echo "make test-debug  make test on a KASAN/kmemleak/lockdep/dma-debug kernel (not in CI)"
+	@echo "make tree        a git work tree with the series applied, for editing;"
+	@echo "make export      writes its commits back to c-patches/"
+	@echo "make clean | distclean   remove the build | the whole cache ($(CACHE))"
+
+POLICY_NAMES := legacy overwrite-attr rework upstream transparent
+BOOT_NAMES = $(shell echo '$(BOOTS)' | tr ';' '\n' | cut -d: -f1)
+
+# The guest of the suite with a shell on the console instead of a plan.
+shell: shell-check kernel guest
+	@echo "booting a shell (Ctrl-A X quits QEMU; logs: $(LOGS)/shell)"
+	@QEMU_CONSOLE=stdio BOOT_TIMEOUT=0 guest/run-qemu.sh $(BZIMAGE) $(OUT)/initramfs.cpio \
+		$(OUT)/disk.img $(LOGS)/shell bouncelab.plan=shell \
+		$(if $(POLICY),swiotlb_policy=$(POLICY))
+
+# Checked before anything is built.
+shell-check:
+	@[ -t 0 ] && [ -t 1 ] || { echo "error: make shell needs a terminal on stdin and stdout;" \
+		"for a scripted boot use make run BOOT=<name>"; exit 1; }
+	@[ -z "$(POLICY)" ] || echo " $(POLICY_NAMES) " | grep -q " $(POLICY) " || \
+		{ echo "error: POLICY=$(POLICY) is not one of: $(POLICY_NAMES)"; exit 1; }
+
+# One boot of BOOTS, judged as in make test; POLICIES limits the policies.
+run: kernel guest
+	@boot=$$(echo '$(BOOTS)' | tr ';' '\n' | grep "^$(BOOT):") || \
+		{ echo "error: make run BOOT=<name>, one of: $(BOOT_NAMES)"; exit 1; }; \
+	BOOTS="$$boot$(if $(POLICIES), bouncelab.policies=$(POLICIES))" $(RUN)
 
 # The patched tree, its configuration and the build all share one lock: one
 # kernel build at a time on this machine.
