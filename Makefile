@@ -40,7 +40,11 @@ RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(S
 # a later swiotlb=noforce wins (the kernel parses both, in order): no pool.
 SG_PAGES_BOOT := ;sg-pages:swiotlb=noforce bouncelab.plan=sgpages
 BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncelab.bad_dir=$(c))
-BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT)
+# drivers: real storage drivers (virtio-blk, NVMe, AHCI) under every policy,
+# on scratch disks of their own (guest/plans/drivers, guest/run-qemu.sh).
+DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers
+DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci,$(OUT)/drivers-$(d).img)
+BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT)$(DRIVERS_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
@@ -71,7 +75,7 @@ demo: kernel guest
 	@$(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
 	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md \
-		$(LOGS)/sg-pages/ktap.log; \
+		$(LOGS)/sg-pages/ktap.log $(LOGS)/drivers/ktap.log; \
 	if [ -f $(OUT)/bench/report.md ]; then \
 		echo; sed 's|](\([a-z-]*\.png\))|](bench/\1)|' $(OUT)/bench/report.md; \
 	else echo "(no performance section: run make bench)"; fi >>$(OUT)/report.md; \
@@ -159,7 +163,7 @@ _kernel:
 	@$(call logged,$(OUT)/rust-driver-build.log,rust-driver build,\
 		$(MAKE) --no-print-directory -C $(RUSTDRV) KSRC=$(SRC) KBUILD=$(BUILD) CLIPPY=$(CLIPPY))
 
-guest: $(OUT)/disk.img $(PROGS)
+guest: $(OUT)/disk.img $(DRIVER_DISKS) $(PROGS)
 	@guest/mkinitramfs.sh $(OUT)/initramfs.cpio guest/init guest/plans tests/expected.tsv \
 		$(OUT)/guest-bin $$(find $(BUILD) $(RUSTDRV) -name '*.ko' | sort)
 
@@ -171,6 +175,11 @@ $(OUT)/guest-bin/%: guest/%.c
 $(OUT)/disk.img:
 	@mkdir -p $(@D)
 	head -c 16M /dev/zero | tr '\000' '\245' >$@.tmp && mv $@.tmp $@
+
+# The drivers boot's scratch disks (sparse; blk_verify writes before it reads).
+$(OUT)/drivers-%.img:
+	@mkdir -p $(@D)
+	truncate -s 16M $@
 
 # A git working tree with the series applied as commits, for editing;
 # `make export` writes its commits back to c-patches/.

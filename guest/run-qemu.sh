@@ -13,10 +13,29 @@
 # LOGDIR/console.log (`make shell`; Ctrl-A X quits QEMU); BOOT_TIMEOUT=0
 # means no time limit.
 #
+# The kernel argument bouncelab.devices=drivers also adds the real devices
+# of the drivers boot (guest/plans/drivers), each on its own scratch disk
+# image next to DISK (drivers-*.img, made by the Makefile), at fixed PCI
+# addresses the plan rebinds by.
+#
 # usage: run-qemu.sh BZIMAGE INITRAMFS DISK LOGDIR [EXTRA KERNEL ARGS...]
 set -eu
 kernel=$1 initrd=$2 disk=$3 logdir=$4
 shift 4
+extra=
+case " $* " in
+*" bouncelab.devices=drivers "*)
+	img=$(dirname "$disk")/drivers
+	for d in virtio-blk nvme ahci; do
+		[ -f "$img-$d.img" ] || { echo "error: no $img-$d.img (make guest makes it)" >&2; exit 1; }
+	done
+	extra="-drive file=$img-virtio-blk.img,format=raw,if=none,id=vblk,cache=unsafe
+		-device virtio-blk-pci,drive=vblk,disable-legacy=on,iommu_platform=on,addr=0x10
+		-drive file=$img-nvme.img,format=raw,if=none,id=nvm,cache=unsafe
+		-device nvme,drive=nvm,serial=bouncelab,addr=0x11
+		-drive file=$img-ahci.img,format=raw,if=none,id=sata,cache=unsafe
+		-device ich9-ahci,id=ahci,addr=0x12 -device ide-hd,drive=sata,bus=ahci.0" ;;
+esac
 mkdir -p "$logdir"
 rm -f "$logdir/console.log" "$logdir/ktap.log"
 accel=${QEMU_ACCEL:-tcg}
@@ -24,6 +43,7 @@ console=file:$logdir/console.log fg=
 # On a terminal QEMU must stay in the foreground process group.
 [ "${QEMU_CONSOLE:-}" = stdio ] && console=mon:stdio fg=--foreground
 [ "$accel" = tcg ] && icount=${QEMU_ICOUNT-shift=auto,sleep=off} || icount=
+# shellcheck disable=SC2086 # $extra is a list of QEMU arguments
 exec timeout $fg --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	qemu-system-x86_64 \
 	-accel "$accel" ${icount:+-icount "$icount"} \
@@ -35,4 +55,4 @@ exec timeout $fg --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	-device virtio-scsi-pci,id=scsi0,disable-legacy=on,iommu_platform=on \
 	-drive "file=$disk,format=raw,if=none,id=disk0,readonly=on" \
 	-device scsi-hd,drive=disk0,bus=scsi0.0 \
-	-net none
+	-net none $extra
