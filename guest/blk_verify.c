@@ -204,8 +204,10 @@ int main(int argc, char **argv)
 			if (cases == 0 && *damage) {
 				memset(buf, marker, 512);
 				if (!strcmp(damage, "corrupt"))
-					for (int i = 0; i < 512; i++)
+					for (int i = 0; i < 512; i++) {
 						buf[i] = ~pattern(pos + i, seed);
+						buf[i] ^= buf[i] == marker;
+					}
 				if (full_io(1, fd, buf, 512, pos))
 					return 1;
 			}

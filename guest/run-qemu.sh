@@ -14,9 +14,9 @@
 # means no time limit.
 #
 # The kernel argument bouncelab.devices=drivers also adds the real devices
-# of the drivers boot (guest/plans/drivers), each on its own scratch disk
-# image next to DISK (drivers-*.img, made by the Makefile), at fixed PCI
-# addresses the plan rebinds by.
+# of the drivers boot (guest/plans/drivers) at fixed PCI addresses the plan
+# rebinds by: disks, each on its own scratch image next to DISK
+# (drivers-*.img, made by the Makefile), and pairs of NICs.
 #
 # usage: run-qemu.sh BZIMAGE INITRAMFS DISK LOGDIR [EXTRA KERNEL ARGS...]
 set -eu
@@ -34,7 +34,18 @@ case " $* " in
 		-drive file=$img-nvme.img,format=raw,if=none,id=nvm,cache=unsafe
 		-device nvme,drive=nvm,serial=bouncelab,addr=0x11
 		-drive file=$img-ahci.img,format=raw,if=none,id=sata,cache=unsafe
-		-device ich9-ahci,id=ahci,addr=0x12 -device ide-hd,drive=sata,bus=ahci.0" ;;
+		-device ich9-ahci,id=ahci,addr=0x12 -device ide-hd,drive=sata,bus=ahci.0"
+	# Two NICs of each model on a hub of their own (QEMU-internal: no
+	# host networking), at 0x13 and up.
+	slot=19 hub=0
+	for nic in e1000 e1000e rtl8139 virtio-net-pci,disable-legacy=on,iommu_platform=on; do
+		for end in 0 1; do
+			extra="$extra -netdev hubport,id=hub$hub.$end,hubid=$hub
+				-device $nic,netdev=hub$hub.$end,mac=52:54:00:b1:0$hub:0$end,addr=$(printf 0x%x $slot)"
+			slot=$((slot + 1))
+		done
+		hub=$((hub + 1))
+	done ;;
 esac
 mkdir -p "$logdir"
 rm -f "$logdir/console.log" "$logdir/ktap.log"
