@@ -40,10 +40,11 @@ RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(S
 # a later swiotlb=noforce wins (the kernel parses both, in order): no pool.
 SG_PAGES_BOOT := ;sg-pages:swiotlb=noforce bouncelab.plan=sgpages
 BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncelab.bad_dir=$(c))
-# drivers: real storage drivers (virtio-blk, NVMe, AHCI) under every policy,
-# on scratch disks of their own (guest/plans/drivers, guest/run-qemu.sh).
+# drivers: real storage drivers (virtio-blk, NVMe, AHCI, megasas) and NICs
+# under every policy, on scratch disks of their own (guest/plans/drivers,
+# guest/run-qemu.sh).
 DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers
-DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci,$(OUT)/drivers-$(d).img)
+DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img)
 BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT)$(DRIVERS_BOOT)
 export BOOTS
 

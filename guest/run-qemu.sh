@@ -16,7 +16,8 @@
 # The kernel argument bouncelab.devices=drivers also adds the real devices
 # of the drivers boot (guest/plans/drivers) at fixed PCI addresses the plan
 # rebinds by: disks, each on its own scratch image next to DISK
-# (drivers-*.img, made by the Makefile), and pairs of NICs.
+# (drivers-*.img, made by the Makefile; the SCSI HBA also gets DISK itself,
+# read-only, for S1), and pairs of NICs.
 #
 # usage: run-qemu.sh BZIMAGE INITRAMFS DISK LOGDIR [EXTRA KERNEL ARGS...]
 set -eu
@@ -26,7 +27,7 @@ extra=
 case " $* " in
 *" bouncelab.devices=drivers "*)
 	img=$(dirname "$disk")/drivers
-	for d in virtio-blk nvme ahci; do
+	for d in virtio-blk nvme ahci megasas; do
 		[ -f "$img-$d.img" ] || { echo "error: no $img-$d.img (make guest makes it)" >&2; exit 1; }
 	done
 	extra="-drive file=$img-virtio-blk.img,format=raw,if=none,id=vblk,cache=unsafe
@@ -34,7 +35,12 @@ case " $* " in
 		-drive file=$img-nvme.img,format=raw,if=none,id=nvm,cache=unsafe
 		-device nvme,drive=nvm,serial=bouncelab,addr=0x11
 		-drive file=$img-ahci.img,format=raw,if=none,id=sata,cache=unsafe
-		-device ich9-ahci,id=ahci,addr=0x12 -device ide-hd,drive=sata,bus=ahci.0"
+		-device ich9-ahci,id=ahci,addr=0x12 -device ide-hd,drive=sata,bus=ahci.0
+		-device megasas,id=mega,addr=0x1b
+		-drive file=$img-megasas.img,format=raw,if=none,id=megad,cache=unsafe
+		-device scsi-hd,drive=megad,bus=mega.0,scsi-id=0
+		-drive file=$disk,format=raw,if=none,id=megam,readonly=on
+		-device scsi-hd,drive=megam,bus=mega.0,scsi-id=1"
 	# Two NICs of each model on a hub of their own (QEMU-internal: no
 	# host networking), at 0x13 and up.
 	slot=19 hub=0

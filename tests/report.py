@@ -78,6 +78,10 @@ def show(cell):
         return "-"
     mark = "" if cell["observed"] == cell["expected"] else "!"
     key = KEY_COUNT.get(cell["observed"])
+    # Real-driver rows (R1, R2) count cases or frames, and R1 leaks in bytes.
+    if key not in cell:
+        key = next((k for k in ("leak", "frames", "cases") if k in cell and
+                    (k != "leak" or cell["observed"] == "LEAK")), key)
     count = f" {cell[key]}" if key in cell else ""
     # Scenarios that check a packet byte by byte (S6-S8) say how many it lacked.
     if cell["observed"] != "ok" and cell.get("missing_bytes", "0") != "0":
