@@ -16,10 +16,11 @@
  *              (the receive buffer showed an old packet's bytes)
  *   duplicate  a frame that arrived twice
  *
- * -x corrupt: a test-only knob that flips one byte of the first frame the
- * receiver gets, before it is checked, to show that the checker fails.
+ * -x corrupt|stale: a test-only knob that, before it is checked, flips one
+ * byte of the first frame the receiver gets, or puts the previous frame's
+ * first words into the second one, to show that the checker fails.
  *
- * usage: net_frames [-r rounds] [-x corrupt] IFACE-A IFACE-B
+ * usage: net_frames [-r rounds] [-x corrupt|stale] IFACE-A IFACE-B
  * Prints one result line and exits 0 when the measurement itself worked,
  * whatever it observed; 1 on a setup error.
  */
@@ -103,8 +104,15 @@ static long judge(unsigned char *f, size_t got)
 	memcpy(meta, f + HDR, META);
 	if (ntohl(meta[0]) == HELLO)
 		return -2;
-	if (damage) {
+	if (damage == 1) {
 		f[got - 1] ^= 0x5a;
+		damage = 0;
+	} else if (damage == 2 && ntohl(meta[1]) > 0 && got >= HDR + META + 16) {
+		for (uint32_t w = 0; w < 4; w++) {
+			uint32_t v = word(ntohl(meta[1]) - 1, w);
+
+			memcpy(f + HDR + META + 4 * w, &v, 4);
+		}
 		damage = 0;
 	}
 	seq = ntohl(meta[1]);
@@ -241,9 +249,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'r': rounds = atoi(optarg); break;
 		case 'x':
-			if (strcmp(optarg, "corrupt"))
+			damage = !strcmp(optarg, "corrupt") ? 1 : !strcmp(optarg, "stale") ? 2 : 0;
+			if (!damage)
 				goto usage;
-			damage = 1;
 			break;
 		default: goto usage;
 		}
@@ -295,6 +303,6 @@ int main(int argc, char **argv)
 	       sent, good, lost, corrupt, stale, dups, late);
 	return 0;
 usage:
-	fprintf(stderr, "usage: net_frames [-r rounds] [-x corrupt] IFACE-A IFACE-B\n");
+	fprintf(stderr, "usage: net_frames [-r rounds] [-x corrupt|stale] IFACE-A IFACE-B\n");
 	return 1;
 }
