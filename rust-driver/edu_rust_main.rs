@@ -346,7 +346,7 @@ struct Scenario {
     rearm: Rearm,
 }
 
-const SCENARIOS: [Scenario; 4] = [
+const SCENARIOS: [Scenario; 6] = [
     Scenario {
         name: "s2-ath9k-race",
         run: run_s2,
@@ -374,6 +374,20 @@ const SCENARIOS: [Scenario; 4] = [
         pkt_len: |seq| 1 + (seq * 37) % PKT_MAX_LEN,
         total: s5_packets,
         rearm: Rearm::Scrub,
+    },
+    Scenario {
+        name: "s6-howto-reuse",
+        run: run_s6,
+        pkt_len: |seq| if seq & 1 != 0 { PKT_MAX_LEN } else { 32 },
+        total: || 2 * RING_SIZE as u32,
+        rearm: Rearm::Scrub,
+    },
+    Scenario {
+        name: "s8-clear-then-deliver",
+        run: run_s8,
+        pkt_len: |seq| if seq & 1 != 0 { PKT_MAX_LEN } else { 32 },
+        total: || 2 * RING_SIZE as u32,
+        rearm: Rearm::ClearStatus,
     },
 ];
 
@@ -617,6 +631,21 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// DMA-API-HOWTO's reject: a read-only look at the packet in slot `k`,
+    /// then the buffer goes straight back to the device. The types always
+    /// sync on the way back (`FROM_DEVICE`, nothing copied): a give-back
+    /// without a sync, as the HOWTO allows, cannot be written.
+    fn reject(&mut self, k: usize) -> Result {
+        let cpu = self.take(k)?.sync_for_cpu();
+        let delivered = self.ring[k].delivered;
+        if status(cpu.as_slice()) == PKT_READY {
+            self.classify(cpu.as_slice(), delivered);
+        }
+        self.ring[k].delivered = false;
+        self.ring[k].buf = Some(cpu.give_back());
+        Ok(())
+    }
+
     /// Checks slot `k`; if empty, edu delivers `seq` while the CPU owns the
     /// buffer, which then goes back with a `DMA_FROM_DEVICE` sync: the window
     /// in which aa6f8dcbab47 clobbered ath9k's frames.
@@ -656,6 +685,34 @@ fn run_s4(r: &mut Run<'_>) -> Result {
         r.deliver(k as u32, k)?;
         r.poll(k)?;
         r.idle();
+        r.poll(k)?;
+    }
+    Ok(())
+}
+
+/// S6: a short packet is rejected after a read-only look and its buffer
+/// reused; the device then writes a full-size packet, which the next poll
+/// must show in full.
+fn run_s6(r: &mut Run<'_>) -> Result {
+    for k in 0..RING_SIZE {
+        let seq = 2 * k as u32;
+        r.deliver(seq, k)?;
+        r.reject(k)?;
+        r.deliver(seq + 1, k)?;
+        r.poll(k)?;
+    }
+    Ok(())
+}
+
+/// S8: the CPU clears only the status word of a received short packet and
+/// hands the buffer back; the device then writes a full-size packet, longer
+/// than the cleared range, which the next poll must show in full.
+fn run_s8(r: &mut Run<'_>) -> Result {
+    for k in 0..RING_SIZE {
+        let seq = 2 * k as u32;
+        r.deliver(seq, k)?;
+        r.poll(k)?;
+        r.deliver(seq + 1, k)?;
         r.poll(k)?;
     }
     Ok(())
