@@ -4,14 +4,15 @@
 //!
 //! Runs the same scenarios S2..S5 as the C poller (`samples/dma/edu_poller.c`,
 //! spelled out in `edu-scenarios.md`): same packet format, ring, counts and
-//! output. The difference is how a consumed buffer goes back to the device:
-//! the C poller writes in place and syncs `DMA_FROM_DEVICE`; here the buffer
-//! is a [`Mapping`] whose type records whether the CPU wrote it, and
-//! [`Mapping::give_back`] then syncs exactly the written bytes with
-//! `DMA_TO_DEVICE`, or the whole buffer with `DMA_FROM_DEVICE` (nothing
-//! copied) if the CPU only read it. So S3 and S4 come out `ok` under every
-//! swiotlb policy; S2 is still `LOST` under `rework`, whose
-//! `sync_for_device(FROM_DEVICE)` bounces the stale buffer over the packet.
+//! output, plus S6 and S8. The difference is how a consumed buffer goes back
+//! to the device: the C poller writes in place and syncs `DMA_FROM_DEVICE`;
+//! here the buffer is a [`Mapping`] whose type records whether the CPU wrote
+//! it, and [`Mapping::give_back`] then syncs exactly the written bytes with
+//! `DMA_TO_DEVICE` and the whole buffer with `DMA_FROM_DEVICE` (nothing
+//! copied), or only the latter if the CPU only read it. So S3, S4 and S8
+//! come out `ok` under every swiotlb policy; S2 is still `LOST` under
+//! `rework`, whose `sync_for_device(FROM_DEVICE)` bounces the stale buffer
+//! over the packet.
 //!
 //! Each result line also gives `cpu_ns`, the time spent in the driver (the
 //! scenario minus deliveries and idle waits), to compare per-packet CPU cost
@@ -27,7 +28,8 @@ use kernel::prelude::*;
 use kernel::{
     delay::{ktime_get_ms, ktime_get_ns, msleep},
     dma::{
-        self, Bidirectional, CpuOwned, DeviceOwned, DmaAddr, FromDevice, Mapping, Peek, ToDevice,
+        self, Bidirectional, CpuOwned, DeviceOwned, DmaAddr, DmaMask, FromDevice, Mapping, Peek,
+        ToDevice,
     },
     error::code::*,
     io_mem::IoMem,
@@ -49,7 +51,8 @@ const REG_DMA_CMD: usize = 0x98;
 const DMA_RUN: u32 = 1 << 0;
 const DMA_TO_RAM: u32 = 1 << 1;
 
-const DMA_MASK_BITS: u32 = 28;
+/// edu's default DMA mask: 28 bits.
+const DMA_MASK: DmaMask = DmaMask::new::<28>();
 /// edu's internal buffer; QEMU 7.2 aborts unless start + count < 0x41000.
 const EDU_BUF_ADDR: u64 = 0x40000;
 const PKT_STRIDE: usize = 256;
@@ -158,7 +161,9 @@ impl Bound {
     fn new(dev: &pci::Device) -> Result<Self> {
         let enabled = dev.enable()?;
         let mmio = dev.iomap_region(0, b"edu_rust\0")?;
-        dev.dma_set_mask_and_coherent(DMA_MASK_BITS)?;
+        // SAFETY: called in probe, before this driver maps anything; no other
+        // driver maps for this device.
+        unsafe { dev.dma_set_mask_and_coherent(DMA_MASK)? };
         dev.set_master();
         Ok(Self {
             edu: Edu {
@@ -177,10 +182,10 @@ impl Drop for Bound {
     }
 }
 
-/// An address edu can DMA to or from: RAM through a mapping, or its buffer.
-#[derive(Clone, Copy)]
-enum EduAddr {
-    Ram(DmaAddr),
+/// An address edu can DMA to or from: RAM through a device-owned mapping
+/// (borrowed from it), or its internal buffer.
+enum EduAddr<'m> {
+    Ram(DmaAddr<'m>),
     Internal(u64),
 }
 
@@ -197,19 +202,29 @@ impl Edu {
         self.wedged.load(Ordering::Relaxed)
     }
 
-    fn set_addr(&self, reg: usize, addr: EduAddr) -> Result {
+    fn set_addr(&self, addr: EduAddr<'_>, reg: usize) -> Result {
         match addr {
-            EduAddr::Ram(a) => self.mmio.write_dma_addr(reg, a),
+            EduAddr::Ram(a) => self.mmio.write_dma_addr(a, reg),
             EduAddr::Internal(a) => self.mmio.write64(a, reg),
         }
     }
 
     /// Runs one transfer and sleeps until it has landed.
-    fn dma_run(&self, src: EduAddr, dst: EduAddr, count: usize, cmd: u32) -> Result {
-        self.set_addr(REG_DMA_SRC, src)?;
-        self.set_addr(REG_DMA_DST, dst)?;
+    fn dma_run(&self, src: EduAddr<'_>, dst: EduAddr<'_>, count: usize, cmd: u32) -> Result {
+        self.program(src, dst, count)?;
+        self.start(cmd)
+    }
+
+    /// Programs a transfer without starting it.
+    fn program(&self, src: EduAddr<'_>, dst: EduAddr<'_>, count: usize) -> Result {
+        self.set_addr(src, REG_DMA_SRC)?;
+        self.set_addr(dst, REG_DMA_DST)?;
         self.mmio
-            .write32(u32::try_from(count).map_err(|_| EINVAL)?, REG_DMA_CNT)?;
+            .write32(u32::try_from(count).map_err(|_| EINVAL)?, REG_DMA_CNT)
+    }
+
+    /// Starts the programmed transfer and sleeps until it has landed.
+    fn start(&self, cmd: u32) -> Result {
         self.mmio.write32(cmd | DMA_RUN, REG_DMA_CMD)?;
         msleep(DMA_LATENCY_MS);
         let mut waited = 0;
@@ -395,9 +410,6 @@ const SCENARIOS: [Scenario; 6] = [
 struct Slot {
     /// The mapping, while the device owns it (`None` only transiently).
     buf: Option<Mapping<Bidirectional, DeviceOwned>>,
-    /// Its bus address, programmed into edu for each delivery (as ath9k
-    /// hands its ring to the hardware once).
-    addr: DmaAddr,
     /// The device wrote it since it was last re-armed.
     delivered: bool,
 }
@@ -486,10 +498,8 @@ impl<'a> Run<'a> {
         self.staging = zeroed(BATCH_MAX as usize * PKT_STRIDE)?;
         for _ in 0..RING_SIZE {
             let buf = Mapping::<Bidirectional, _>::map(&self.edu.dma, zeroed(RX_BUF_SIZE)?)?;
-            let addr = buf.dma_addr();
             self.ring.try_push(Slot {
                 buf: Some(buf),
-                addr,
                 delivered: false,
             })?;
         }
@@ -537,8 +547,13 @@ impl<'a> Run<'a> {
 
     /// A delivery is the device's time, not the driver's: keep it apart.
     fn deliver(&mut self, seq: u32, k: usize) -> Result {
+        self.timed(|r| r.device_write(seq, k))
+    }
+
+    /// Runs `f`, counting its time as the device's.
+    fn timed(&mut self, f: impl FnOnce(&mut Self) -> Result) -> Result {
         let t = ktime_get_ns();
-        let ret = self.device_write(seq, k);
+        let ret = f(self);
         self.dev_ns += ktime_get_ns() - t;
         ret
     }
@@ -552,17 +567,26 @@ impl<'a> Run<'a> {
 
     /// edu writes packet `seq` into slot `k`; returns once it has landed.
     fn device_write(&mut self, seq: u32, k: usize) -> Result {
+        self.program_delivery(seq, k)?;
+        self.start_delivery(k)
+    }
+
+    /// Programs edu to write packet `seq` into slot `k`, which the device
+    /// must own now (its address is borrowed from the mapping).
+    fn program_delivery(&mut self, seq: u32, k: usize) -> Result {
         if self.batch_n == 0 || seq < self.batch_base || seq >= self.batch_base + self.batch_n {
             self.fill(seq)?;
         }
         let src = EDU_BUF_ADDR + u64::from(seq - self.batch_base) * PKT_STRIDE as u64;
         let len = PKT_HDR_LEN + (self.pkt_len)(seq) as usize;
-        self.edu.dma_run(
-            EduAddr::Internal(src),
-            EduAddr::Ram(self.ring[k].addr),
-            len,
-            DMA_TO_RAM,
-        )?;
+        let buf = self.ring[k].buf.as_ref().ok_or(EINVAL)?;
+        self.edu
+            .program(EduAddr::Internal(src), EduAddr::Ram(buf.dma_addr()), len)
+    }
+
+    /// Starts the programmed delivery into slot `k`; returns once it landed.
+    fn start_delivery(&mut self, k: usize) -> Result {
+        self.edu.start(DMA_TO_RAM)?;
         self.ring[k].delivered = true;
         self.cnt.packets += 1;
         Ok(())
@@ -605,7 +629,8 @@ impl<'a> Run<'a> {
 
     /// Consumes a received buffer and re-arms it, the ath9k way: the type
     /// tracks what the CPU wrote, and `give_back` pushes exactly that with
-    /// `DMA_TO_DEVICE` (the C poller writes and syncs `DMA_FROM_DEVICE`).
+    /// `DMA_TO_DEVICE`, then hands the whole buffer back with
+    /// `DMA_FROM_DEVICE` (the C poller writes and syncs `DMA_FROM_DEVICE`).
     fn receive(&mut self, k: usize, cpu: Mapping<Bidirectional, CpuOwned>) -> Result {
         let delivered = self.ring[k].delivered;
         self.classify(cpu.as_slice(), delivered);
@@ -622,7 +647,8 @@ impl<'a> Run<'a> {
     /// One ath9k poll: peek, give back untouched if empty, else receive.
     fn poll(&mut self, k: usize) -> Result<bool> {
         let buf = self.take(k)?;
-        match buf.poll(|b| (status(b) == PKT_READY).then(|| ())) {
+        let mut head = [0u8; 4];
+        match buf.poll(&mut head, |h| (status(h) == PKT_READY).then(|| ())) {
             Peek::Pending(buf) => {
                 self.ring[k].buf = Some(buf);
                 Ok(false)
@@ -649,13 +675,22 @@ impl<'a> Run<'a> {
     /// Checks slot `k`; if empty, edu delivers `seq` while the CPU owns the
     /// buffer, which then goes back with a `DMA_FROM_DEVICE` sync: the window
     /// in which aa6f8dcbab47 clobbered ath9k's frames.
+    ///
+    /// The hardware was handed the buffer's address while it owned it (as
+    /// ath9k hands its ring over once); it writes after the CPU took the
+    /// buffer. That is the device breaking the rules, which no type can
+    /// prevent: the driver holds no slice of the buffer while it happens.
     fn race(&mut self, seq: u32, k: usize) -> Result {
+        let t = ktime_get_ns();
+        let ret = self.program_delivery(seq, k);
+        self.dev_ns += ktime_get_ns() - t;
+        ret?;
         let cpu = self.take(k)?.sync_for_cpu();
         if status(cpu.as_slice()) == PKT_READY {
             self.receive(k, cpu)?;
-            return self.deliver(seq, k);
+            return self.timed(|r| r.start_delivery(k));
         }
-        let ret = self.deliver(seq, k);
+        let ret = self.timed(|r| r.start_delivery(k));
         self.ring[k].buf = Some(cpu.give_back());
         ret
     }
