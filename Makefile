@@ -34,10 +34,10 @@ RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(S
 
 # The guest boots of `make test`, ";"-separated NAME:KERNEL-ARGS (tests/run.sh;
 # the plans are in guest/plans): the policy matrix, reliability, a small pool
-# run dry, and DMA_NONE in each of map, sync_for_cpu, sync_for_device, unmap
-# (each crashes its guest, as it should).
+# run dry, DMA_NONE in each of map, sync_for_cpu, sync_for_device, unmap
+# (each crashes its guest, as it should), and the Rust template driver.
 BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncelab.bad_dir=$(c))
-BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)
+BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS);template:bouncelab.plan=template
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
