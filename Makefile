@@ -127,6 +127,13 @@ $(OUT)/disk.img:
 	@mkdir -p $(@D)
 	head -c 16M /dev/zero | tr '\000' '\245' >$@.tmp && mv $@.tmp $@
 
+# The kernel crate's documentation (kernel::dma, kernel::devres, ...).
+.PHONY: rustdoc
+rustdoc: kernel
+	@flock $(LOCK) $(KMAKE) rustdoc >$(OUT)/rustdoc.log 2>&1 || \
+		{ tail -n 20 $(OUT)/rustdoc.log; echo "error: rustdoc failed, log: $(OUT)/rustdoc.log"; exit 1; }
+	@echo "kernel crate docs: $(BUILD)/rust/doc/kernel/dma/index.html (log: $(OUT)/rustdoc.log)"
+
 # A git working tree with the series applied as commits, for editing;
 # `make export` writes its commits back to c-patches/.
 tree: kernel
