@@ -41,11 +41,15 @@ BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,forc
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
-# would be) and checkpatch --strict on every patch of the series.
-HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap
+# would be), checkpatch --strict on every patch of the series, and the
+# exhaustive user-space check of swiotlb's merge code to MERGE_DEPTH.
+MERGE_DEPTH ?= 5
+HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/merge-check.ktap
 HOST_CHECKS := mkdir -p $(LOGS) && \
 	{ rust-driver/compile-fail/run.sh $(SRC) $(BUILD) \
 		>$(LOGS)/compile-fail.ktap 2>$(LOGS)/compile-fail.err || true; } && \
+	{ tests/merge-check.sh $(SRC) $(OUT)/merge-check $(MERGE_DEPTH) \
+		>$(LOGS)/merge-check.ktap || true; } && \
 	{ tests/checkpatch.sh $(SRC) c-patches >$(LOGS)/checkpatch.ktap || true; }
 
 # $(call logged,LOG,WHAT,COMMAND): run COMMAND with its output in LOG; on
@@ -85,7 +89,7 @@ test: kernel guest
 test-debug:
 	@$(MAKE) --no-print-directory test BUILD=$(CACHE)/build-debug OUT=$(CACHE)/out-debug \
 		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/debug/*.config)" \
-		BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off \
+		BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off MERGE_DEPTH=6 \
 		BOOT_ARGS="bouncelab.kunit_args=ops=1000000 $(BOOT_ARGS)" \
 		EXTRA_FATAL='WARNING:|possible circular locking|possible recursive locking|new suspected memory leak'
 
@@ -172,6 +176,7 @@ bench: kernel $(MAPBENCH)
 			"$$(git log -1 --format=%h -- c-patches/0001-*)$$(git diff --quiet -- \
 			c-patches/0001-* || echo "+uncommitted:$$(cat c-patches/0001-* | sha1sum | cut -c1-8)")" \
 			|| status=1; \
+		tests/merge-bench.sh $(SRC) $(OUT)/merge-check >>$(OUT)/bench/report.md || status=1; \
 	fi; \
 	echo "bench boot and report took $$(($$(date +%s) - start)) s"; exit $$status
 
