@@ -36,8 +36,11 @@ RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(S
 # the plans are in guest/plans): the policy matrix, reliability, a small pool
 # run dry, and DMA_NONE in each of map, sync_for_cpu, sync_for_device, unmap
 # (each crashes its guest, as it should).
+# S0: sg's pages without swiotlb.  run-qemu.sh forces a pool for every boot;
+# a later swiotlb=noforce wins (the kernel parses both, in order): no pool.
+SG_PAGES_BOOT := ;sg-pages:swiotlb=noforce bouncelab.plan=sgpages
 BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncelab.bad_dir=$(c))
-BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)
+BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
@@ -57,7 +60,8 @@ HOST_CHECKS := mkdir -p $(LOGS) && \
 logged = $(3) >$(1) 2>&1 || \
 	{ tail -n 40 $(1); echo "error: $(2) failed, log: $(1)"; exit 1; }
 
-.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel
+.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel \
+	shell shell-check run help
 
 all: test
 
@@ -66,7 +70,8 @@ demo: kernel guest
 	@$(HOST_CHECKS)
 	@$(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
-	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md; \
+	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md \
+		$(LOGS)/sg-pages/ktap.log; \
 	if [ -f $(OUT)/bench/report.md ]; then \
 		echo; sed 's|](\([a-z-]*\.png\))|](bench/\1)|' $(OUT)/bench/report.md; \
 	else echo "(no performance section: run make bench)"; fi >>$(OUT)/report.md; \
@@ -95,6 +100,42 @@ test-debug:
 
 deps:
 	@tests/install-deps.sh
+
+help:
+	@echo "make demo        build, boot every policy, print the comparison table"
+	@echo "make test        the same run judged: KTAP, then 'N passed, N failed' (CI)"
+	@echo "make shell       the patched kernel with a shell on this terminal;"
+	@echo "                 POLICY=<name> starts under one policy ($(POLICY_NAMES))"
+	@echo "make run BOOT=<name> [POLICIES=a,b]"
+	@echo "                 one boot of the suite, judged (boots: $(BOOT_NAMES))"
+	@echo "make bench       what each policy costs, guest clock and host CPU side by side"
+	@echo "make test-debug  make test on a KASAN/kmemleak/lockdep/dma-debug kernel (not in CI)"
+	@echo "make tree        a git work tree with the series applied, for editing;"
+	@echo "make export      writes its commits back to c-patches/"
+	@echo "make clean | distclean   remove the build | the whole cache ($(CACHE))"
+
+POLICY_NAMES := legacy overwrite-attr rework upstream transparent
+BOOT_NAMES = $(shell echo '$(BOOTS)' | tr ';' '\n' | cut -d: -f1)
+
+# The guest of the suite with a shell on the console instead of a plan.
+shell: shell-check kernel guest
+	@echo "booting a shell (Ctrl-A X quits QEMU; logs: $(LOGS)/shell)"
+	@QEMU_CONSOLE=stdio BOOT_TIMEOUT=0 guest/run-qemu.sh $(BZIMAGE) $(OUT)/initramfs.cpio \
+		$(OUT)/disk.img $(LOGS)/shell bouncelab.plan=shell \
+		$(if $(POLICY),swiotlb_policy=$(POLICY))
+
+# Checked before anything is built.
+shell-check:
+	@[ -t 0 ] && [ -t 1 ] || { echo "error: make shell needs a terminal on stdin and stdout;" \
+		"for a scripted boot use make run BOOT=<name>"; exit 1; }
+	@[ -z "$(POLICY)" ] || echo " $(POLICY_NAMES) " | grep -q " $(POLICY) " || \
+		{ echo "error: POLICY=$(POLICY) is not one of: $(POLICY_NAMES)"; exit 1; }
+
+# One boot of BOOTS, judged as in make test; POLICIES limits the policies.
+run: kernel guest
+	@boot=$$(echo '$(BOOTS)' | tr ';' '\n' | grep "^$(BOOT):") || \
+		{ echo "error: make run BOOT=<name>, one of: $(BOOT_NAMES)"; exit 1; }; \
+	BOOTS="$$boot$(if $(POLICIES), bouncelab.policies=$(POLICIES))" $(RUN)
 
 # The patched tree, its configuration and the build all share one lock: one
 # kernel build at a time on this machine.
