@@ -34,8 +34,8 @@ RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(S
 
 # The guest boots of `make test`, ";"-separated NAME:KERNEL-ARGS (tests/run.sh;
 # the plans are in guest/plans): the policy matrix, reliability, a small pool
-# run dry, and DMA_NONE in each of map, sync_for_cpu, sync_for_device, unmap
-# (each crashes its guest, as it should).
+# run dry, DMA_NONE in each of map, sync_for_cpu, sync_for_device, unmap
+# (each crashes its guest, as it should), S0 and the Rust template driver.
 # S0: sg's pages without swiotlb.  run-qemu.sh forces a pool for every boot;
 # a later swiotlb=noforce wins (the kernel parses both, in order): no pool.
 SG_PAGES_BOOT := ;sg-pages:swiotlb=noforce bouncelab.plan=sgpages
@@ -45,7 +45,7 @@ BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncel
 # guest/run-qemu.sh).
 DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers
 DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img)
-BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT)$(DRIVERS_BOOT)
+BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template$(DRIVERS_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
@@ -181,6 +181,13 @@ $(OUT)/disk.img:
 $(OUT)/drivers-%.img:
 	@mkdir -p $(@D)
 	truncate -s 16M $@
+
+# The kernel crate's documentation (kernel::dma, kernel::devres, ...).
+.PHONY: rustdoc
+rustdoc: kernel
+	@flock $(LOCK) $(KMAKE) rustdoc >$(OUT)/rustdoc.log 2>&1 || \
+		{ tail -n 20 $(OUT)/rustdoc.log; echo "error: rustdoc failed, log: $(OUT)/rustdoc.log"; exit 1; }
+	@echo "kernel crate docs: $(BUILD)/rust/doc/kernel/dma/index.html (log: $(OUT)/rustdoc.log)"
 
 # A git working tree with the series applied as commits, for editing;
 # `make export` writes its commits back to c-patches/.

@@ -4,14 +4,15 @@
 //!
 //! Runs the same scenarios S2..S5 as the C poller (`samples/dma/edu_poller.c`,
 //! spelled out in `edu-scenarios.md`): same packet format, ring, counts and
-//! output. The difference is how a consumed buffer goes back to the device:
-//! the C poller writes in place and syncs `DMA_FROM_DEVICE`; here the buffer
-//! is a [`Mapping`] whose type records whether the CPU wrote it, and
-//! [`Mapping::give_back`] then syncs exactly the written bytes with
-//! `DMA_TO_DEVICE`, or the whole buffer with `DMA_FROM_DEVICE` (nothing
-//! copied) if the CPU only read it. So S3 and S4 come out `ok` under every
-//! swiotlb policy; S2 is still `LOST` under `rework`, whose
-//! `sync_for_device(FROM_DEVICE)` bounces the stale buffer over the packet.
+//! output, plus S6 and S8. The difference is how a consumed buffer goes back
+//! to the device: the C poller writes in place and syncs `DMA_FROM_DEVICE`;
+//! here the buffer is a [`Mapping`] whose type records whether the CPU wrote
+//! it, and [`Mapping::give_back`] then syncs exactly the written bytes with
+//! `DMA_TO_DEVICE` and the whole buffer with `DMA_FROM_DEVICE` (nothing
+//! copied), or only the latter if the CPU only read it. So S3, S4 and S8
+//! come out `ok` under every swiotlb policy; S2 is still `LOST` under
+//! `rework`, whose `sync_for_device(FROM_DEVICE)` bounces the stale buffer
+//! over the packet.
 //!
 //! Each result line also gives `cpu_ns`, the time spent in the driver (the
 //! scenario minus deliveries and idle waits), to compare per-packet CPU cost
@@ -22,17 +23,28 @@
 //! loaded first, has the first one), runs the scenarios at probe time, under
 //! the policy active then, and stays bound until `rmmod`.
 
+//!
+//! Where things are: `edu.rs` (the device's registers and transfers),
+//! `ring.rs` (the receive ring and the driver's poll/receive/re-arm),
+//! `packet.rs` (packet format and counts), `scenarios.rs` (S2..S8 and their
+//! result lines); this file binds the device and runs them.
+
+mod edu;
+mod packet;
+mod ring;
+mod scenarios;
+
 use core::sync::atomic::{AtomicBool, Ordering};
+use edu::{Edu, DMA_MASK};
 use kernel::prelude::*;
 use kernel::{
-    delay::{ktime_get_ms, ktime_get_ns, msleep},
-    dma::{
-        self, Bidirectional, CpuOwned, DeviceOwned, DmaAddr, FromDevice, Mapping, Peek, ToDevice,
-    },
+    dev_info,
+    dma::{self, FromDevice, Mapping},
     error::code::*,
-    io_mem::IoMem,
     pci,
 };
+use ring::zeroed;
+use scenarios::SCENARIOS;
 
 module! {
     type: EduRustModule,
@@ -41,29 +53,6 @@ module! {
     description: b"ath9k-style DMA poller for QEMU's edu device, with typed DMA ownership",
     license: b"GPL",
 }
-
-const REG_DMA_SRC: usize = 0x80;
-const REG_DMA_DST: usize = 0x88;
-const REG_DMA_CNT: usize = 0x90;
-const REG_DMA_CMD: usize = 0x98;
-const DMA_RUN: u32 = 1 << 0;
-const DMA_TO_RAM: u32 = 1 << 1;
-
-const DMA_MASK_BITS: u32 = 28;
-/// edu's internal buffer; QEMU 7.2 aborts unless start + count < 0x41000.
-const EDU_BUF_ADDR: u64 = 0x40000;
-const PKT_STRIDE: usize = 256;
-const BATCH_MAX: u32 = 15;
-
-/// edu starts a transfer 100 ms of virtual time after the kick.
-const DMA_LATENCY_MS: u32 = 100;
-const DMA_TIMEOUT_MS: u32 = 5000;
-
-const RING_SIZE: usize = 8;
-const RX_BUF_SIZE: usize = 256;
-const PKT_READY: u32 = 0x5944_4552; // "REDY"
-const PKT_HDR_LEN: usize = 16;
-const PKT_MAX_LEN: u32 = (RX_BUF_SIZE - PKT_HDR_LEN) as u32;
 
 extern "C" {
     /// Module parameter `packets` (`edu_rust_param.c`): packets streamed
@@ -75,7 +64,7 @@ extern "C" {
 }
 
 /// The value of the `packets` module parameter.
-fn s5_packets() -> u32 {
+pub(crate) fn s5_packets() -> u32 {
     // SAFETY: a `u32` defined in `edu_rust_param.c`, written only by the
     // module loader before `init` runs (its sysfs file is read-only).
     unsafe { edu_rust_packets }
@@ -139,8 +128,8 @@ impl pci::Driver for EduRust {
             bound.edu.run_exhaustion();
             return Ok(bound);
         }
-        pr_info!("KTAP version 1\n");
-        pr_info!("1..{}\n", SCENARIOS.len());
+        dev_info!(dev, "KTAP version 1\n");
+        dev_info!(dev, "1..{}\n", SCENARIOS.len());
         for (i, sc) in SCENARIOS.iter().enumerate() {
             bound.edu.run_scenario(sc, i + 1);
         }
@@ -158,12 +147,14 @@ impl Bound {
     fn new(dev: &pci::Device) -> Result<Self> {
         let enabled = dev.enable()?;
         let mmio = dev.iomap_region(0, b"edu_rust\0")?;
-        dev.dma_set_mask_and_coherent(DMA_MASK_BITS)?;
+        // SAFETY: called in probe, before this driver maps anything; no other
+        // driver maps for this device.
+        unsafe { dev.dma_set_mask_and_coherent(DMA_MASK)? };
         dev.set_master();
         Ok(Self {
             edu: Edu {
                 mmio,
-                dma: dev.dma_device()?,
+                dev: dev.dma_device()?,
                 wedged: AtomicBool::new(false),
             },
             _enabled: enabled,
@@ -177,505 +168,23 @@ impl Drop for Bound {
     }
 }
 
-/// An address edu can DMA to or from: RAM through a mapping, or its buffer.
-#[derive(Clone, Copy)]
-enum EduAddr {
-    Ram(DmaAddr),
-    Internal(u64),
-}
-
-struct Edu {
-    mmio: IoMem,
-    dma: dma::Device,
-    /// A transfer never finished: edu cannot abort one, so it may still
-    /// write any buffer it was given. Those stay mapped for good.
-    wedged: AtomicBool,
-}
-
 impl Edu {
-    fn is_wedged(&self) -> bool {
-        self.wedged.load(Ordering::Relaxed)
-    }
-
-    fn set_addr(&self, reg: usize, addr: EduAddr) -> Result {
-        match addr {
-            EduAddr::Ram(a) => self.mmio.write_dma_addr(reg, a),
-            EduAddr::Internal(a) => self.mmio.write64(a, reg),
-        }
-    }
-
-    /// Runs one transfer and sleeps until it has landed.
-    fn dma_run(&self, src: EduAddr, dst: EduAddr, count: usize, cmd: u32) -> Result {
-        self.set_addr(REG_DMA_SRC, src)?;
-        self.set_addr(REG_DMA_DST, dst)?;
-        self.mmio
-            .write32(u32::try_from(count).map_err(|_| EINVAL)?, REG_DMA_CNT)?;
-        self.mmio.write32(cmd | DMA_RUN, REG_DMA_CMD)?;
-        msleep(DMA_LATENCY_MS);
-        let mut waited = 0;
-        while self.mmio.read32(REG_DMA_CMD)? & DMA_RUN != 0 {
-            if waited >= DMA_TIMEOUT_MS {
-                pr_info!("bouncelab: error driver=rust edu DMA timeout, leaking the ring\n");
-                self.wedged.store(true, Ordering::Relaxed);
-                return Err(ETIMEDOUT);
-            }
-            msleep(1);
-            waited += 1;
-        }
-        Ok(())
-    }
-
     /// A full pool must be a clean `Err`, and dropping the mappings must give
     /// every slot back, so the second round maps exactly as many again.
     fn run_exhaustion(&self) {
-        let first = exhaust_once(&self.dma);
-        let second = exhaust_once(&self.dma);
+        let first = exhaust_once(&self.dev);
+        let second = exhaust_once(&self.dev);
         let count = |r: &Result<usize>| match r {
             Ok(n) => *n as i64,
             Err(e) => i64::from(e.to_errno()),
         };
         let ok = matches!((&first, &second), (Ok(a), Ok(b)) if *a > 0 && a == b);
-        pr_info!(
+        dev_info!(
+            self.dev,
             "bouncelab: result driver=rust scenario=exhaustion observed={} mapped={} remapped={}\n",
             if ok { "ok" } else { "ERROR" },
             count(&first),
             count(&second)
         );
     }
-
-    fn run_scenario(&self, sc: &Scenario, nr: usize) {
-        let start = ktime_get_ms();
-        let mut run = Run::new(self, sc);
-        let mut run_ns = 0;
-        let ret = if self.is_wedged() {
-            Err(EIO)
-        } else {
-            run.map_ring().and_then(|_| {
-                let t = ktime_get_ns();
-                let ret = (sc.run)(&mut run);
-                run_ns = ktime_get_ns() - t;
-                ret
-            })
-        };
-        if self.is_wedged() {
-            // The types cannot know that the device may still write: leak
-            // the mappings rather than unmap buffers under a live transfer.
-            core::mem::forget(core::mem::take(&mut run.ring));
-        } else {
-            // Every buffer is unmapped here, whoever owns it.
-            run.ring.clear();
-        }
-        let c = &mut run.cnt;
-        let observed = match ret {
-            Err(e) => {
-                pr_info!(
-                    "bouncelab: error driver=rust scenario={} err={}\n",
-                    sc.name,
-                    e.to_errno()
-                );
-                "ERROR"
-            }
-            Ok(()) => {
-                c.lost += run.total.saturating_sub(run.expect);
-                c.observed()
-            }
-        };
-        let ms = ktime_get_ms() - start;
-        pr_info!(
-            "# {}: packets={} lost={} dup={} stale={} corrupt={} phantom={} stale_bytes={} virt_ms={}\n",
-            sc.name, c.packets, c.lost, c.dup, c.stale, c.corrupt, c.phantom, c.stale_bytes, ms
-        );
-        pr_info!(
-            "bouncelab: result driver=rust scenario={} observed={} packets={} lost={} dup={} stale={} corrupt={} phantom={} cpu_ns={}\n",
-            sc.name, observed, c.packets, c.lost, c.dup, c.stale, c.corrupt, c.phantom,
-            run_ns.saturating_sub(run.dev_ns)
-        );
-        pr_info!(
-            "{}ok {} {}\n",
-            if ret.is_err() { "not " } else { "" },
-            nr,
-            sc.name
-        );
-    }
-}
-
-#[derive(Default)]
-struct Counts {
-    packets: u32,
-    lost: u32,
-    dup: u32,
-    stale: u32,
-    corrupt: u32,
-    phantom: u32,
-    stale_bytes: u32,
-}
-
-impl Counts {
-    fn observed(&self) -> &'static str {
-        if self.lost != 0 {
-            "LOST"
-        } else if self.corrupt != 0 {
-            "CORRUPT"
-        } else if self.phantom != 0 {
-            "PHANTOM"
-        } else if self.dup != 0 {
-            "DUP"
-        } else if self.stale != 0 {
-            "STALE"
-        } else {
-            "ok"
-        }
-    }
-}
-
-/// How a consumed buffer is re-armed.
-#[derive(Clone, Copy)]
-enum Rearm {
-    /// Zero the whole buffer.
-    Scrub,
-    /// Clear the status word only.
-    ClearStatus,
-}
-
-struct Scenario {
-    name: &'static str,
-    run: fn(&mut Run<'_>) -> Result,
-    pkt_len: fn(u32) -> u32,
-    /// Packets the scenario delivers.
-    total: fn() -> u32,
-    rearm: Rearm,
-}
-
-const SCENARIOS: [Scenario; 4] = [
-    Scenario {
-        name: "s2-ath9k-race",
-        run: run_s2,
-        pkt_len: |_| 64,
-        total: || RING_SIZE as u32,
-        rearm: Rearm::Scrub,
-    },
-    Scenario {
-        name: "s3-scrub-rearm",
-        run: run_s3,
-        pkt_len: |seq| if seq & 1 != 0 { 32 } else { PKT_MAX_LEN },
-        total: || 2 * RING_SIZE as u32,
-        rearm: Rearm::Scrub,
-    },
-    Scenario {
-        name: "s4-status-clear",
-        run: run_s4,
-        pkt_len: |_| 64,
-        total: || RING_SIZE as u32,
-        rearm: Rearm::ClearStatus,
-    },
-    Scenario {
-        name: "s5-stream",
-        run: run_s5,
-        pkt_len: |seq| 1 + (seq * 37) % PKT_MAX_LEN,
-        total: s5_packets,
-        rearm: Rearm::Scrub,
-    },
-];
-
-/// One receive buffer of the ring.
-struct Slot {
-    /// The mapping, while the device owns it (`None` only transiently).
-    buf: Option<Mapping<Bidirectional, DeviceOwned>>,
-    /// Its bus address, programmed into edu for each delivery (as ath9k
-    /// hands its ring to the hardware once).
-    addr: DmaAddr,
-    /// The device wrote it since it was last re-armed.
-    delivered: bool,
-}
-
-/// The state of one scenario run.
-struct Run<'a> {
-    edu: &'a Edu,
-    ring: Vec<Slot>,
-    staging: Vec<u8>,
-    pkt_len: fn(u32) -> u32,
-    total: u32,
-    rearm: Rearm,
-    batch_base: u32,
-    batch_n: u32,
-    expect: u32,
-    cnt: Counts,
-    /// Nanoseconds spent in deliveries and idle waits: the device's time.
-    dev_ns: u64,
-}
-
-fn zeroed(len: usize) -> Result<Vec<u8>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len)?;
-    for _ in 0..len {
-        v.try_push(0)?;
-    }
-    Ok(v)
-}
-
-fn le32(b: &[u8], off: usize) -> u32 {
-    let mut w = [0u8; 4];
-    w.copy_from_slice(&b[off..off + 4]);
-    u32::from_le_bytes(w)
-}
-
-fn fnv1a(mut h: u32, data: &[u8]) -> u32 {
-    for &b in data {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
-}
-
-/// FNV-1a over seq and len (bytes 4..12), then the `len` payload bytes.
-fn pkt_csum(pkt: &[u8], len: usize) -> u32 {
-    let h = fnv1a(0x811c_9dc5, &pkt[4..12]);
-    fnv1a(h, &pkt[PKT_HDR_LEN..PKT_HDR_LEN + len])
-}
-
-fn pkt_build(pkt: &mut [u8], seq: u32, len: u32) {
-    pkt[0..4].copy_from_slice(&PKT_READY.to_le_bytes());
-    pkt[4..8].copy_from_slice(&seq.to_le_bytes());
-    pkt[8..12].copy_from_slice(&len.to_le_bytes());
-    for j in 0..len {
-        // `% 255` keeps the value below 255, so the cast is lossless.
-        pkt[PKT_HDR_LEN + j as usize] = (1 + (seq.wrapping_mul(7).wrapping_add(j)) % 255) as u8;
-    }
-    let csum = pkt_csum(pkt, len as usize);
-    pkt[12..16].copy_from_slice(&csum.to_le_bytes());
-}
-
-fn status(buf: &[u8]) -> u32 {
-    le32(buf, 0)
-}
-
-impl<'a> Run<'a> {
-    fn new(edu: &'a Edu, sc: &Scenario) -> Self {
-        Self {
-            edu,
-            ring: Vec::new(),
-            staging: Vec::new(),
-            pkt_len: sc.pkt_len,
-            total: (sc.total)(),
-            rearm: sc.rearm,
-            batch_base: 0,
-            batch_n: 0,
-            expect: 0,
-            cnt: Counts::default(),
-            dev_ns: 0,
-        }
-    }
-
-    /// Maps a fresh ring, bidirectionally like ath9k's EDMA rx buffers.
-    fn map_ring(&mut self) -> Result {
-        self.ring.try_reserve_exact(RING_SIZE)?;
-        self.staging = zeroed(BATCH_MAX as usize * PKT_STRIDE)?;
-        for _ in 0..RING_SIZE {
-            let buf = Mapping::<Bidirectional, _>::map(&self.edu.dma, zeroed(RX_BUF_SIZE)?)?;
-            let addr = buf.dma_addr();
-            self.ring.try_push(Slot {
-                buf: Some(buf),
-                addr,
-                delivered: false,
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Loads packets `base..` into edu's buffer with a RAM->edu transfer.
-    fn fill(&mut self, base: u32) -> Result {
-        let n = BATCH_MAX.min(self.total - base);
-        let size = n as usize * PKT_STRIDE;
-        // The staging buffer keeps its capacity across map/unmap cycles.
-        let mut staging = core::mem::take(&mut self.staging);
-        staging.clear();
-        staging.try_reserve_exact(size)?;
-        for _ in 0..size {
-            staging.try_push(0)?;
-        }
-        for i in 0..n {
-            let off = i as usize * PKT_STRIDE;
-            pkt_build(
-                &mut staging[off..off + PKT_STRIDE],
-                base + i,
-                (self.pkt_len)(base + i),
-            );
-        }
-        let m = Mapping::<ToDevice, _>::map(&self.edu.dma, staging)?;
-        let ret = self.edu.dma_run(
-            EduAddr::Ram(m.dma_addr()),
-            EduAddr::Internal(EDU_BUF_ADDR),
-            size,
-            0,
-        );
-        if ret.is_err() && self.edu.is_wedged() {
-            // edu may still read it: keep it mapped for good.
-            core::mem::forget(m);
-            return ret;
-        }
-        // The device owns it: unmapping gives the CPU buffer back.
-        self.staging = m.unmap();
-        ret?;
-        self.batch_base = base;
-        self.batch_n = n;
-        Ok(())
-    }
-
-    /// A delivery is the device's time, not the driver's: keep it apart.
-    fn deliver(&mut self, seq: u32, k: usize) -> Result {
-        let t = ktime_get_ns();
-        let ret = self.device_write(seq, k);
-        self.dev_ns += ktime_get_ns() - t;
-        ret
-    }
-
-    /// As long as a delivery takes, with the device idle.
-    fn idle(&mut self) {
-        let t = ktime_get_ns();
-        msleep(DMA_LATENCY_MS);
-        self.dev_ns += ktime_get_ns() - t;
-    }
-
-    /// edu writes packet `seq` into slot `k`; returns once it has landed.
-    fn device_write(&mut self, seq: u32, k: usize) -> Result {
-        if self.batch_n == 0 || seq < self.batch_base || seq >= self.batch_base + self.batch_n {
-            self.fill(seq)?;
-        }
-        let src = EDU_BUF_ADDR + u64::from(seq - self.batch_base) * PKT_STRIDE as u64;
-        let len = PKT_HDR_LEN + (self.pkt_len)(seq) as usize;
-        self.edu.dma_run(
-            EduAddr::Internal(src),
-            EduAddr::Ram(self.ring[k].addr),
-            len,
-            DMA_TO_RAM,
-        )?;
-        self.ring[k].delivered = true;
-        self.cnt.packets += 1;
-        Ok(())
-    }
-
-    fn take(&mut self, k: usize) -> Result<Mapping<Bidirectional, DeviceOwned>> {
-        self.ring[k].buf.take().ok_or(EINVAL)
-    }
-
-    /// Accounts for a READY buffer as a protocol stack would see it.
-    fn classify(&mut self, buf: &[u8], delivered: bool) {
-        let c = &mut self.cnt;
-        let seq = le32(buf, 4);
-        let len = le32(buf, 8);
-        if !(1..=PKT_MAX_LEN).contains(&len) || le32(buf, 12) != pkt_csum(buf, len as usize) {
-            c.corrupt += 1;
-            return;
-        }
-        if !delivered {
-            c.phantom += 1;
-        }
-        if seq < self.expect {
-            c.dup += 1;
-            return;
-        }
-        c.lost += seq - self.expect;
-        self.expect = seq + 1;
-        // At most RX_BUF_SIZE bytes: the sum cannot overflow. Saying so
-        // (`wrapping_add`) drops the overflow check `count()` makes per byte
-        // under CONFIG_RUST_OVERFLOW_CHECKS, which had made this loop 4x the
-        // instructions of the C poller's and classify() twice as slow.
-        let dirty = buf[PKT_HDR_LEN + len as usize..]
-            .iter()
-            .fold(0u32, |n, &b| n.wrapping_add(u32::from(b != 0)));
-        if dirty != 0 {
-            c.stale += 1;
-            c.stale_bytes += dirty;
-        }
-    }
-
-    /// Consumes a received buffer and re-arms it, the ath9k way: the type
-    /// tracks what the CPU wrote, and `give_back` pushes exactly that with
-    /// `DMA_TO_DEVICE` (the C poller writes and syncs `DMA_FROM_DEVICE`).
-    fn receive(&mut self, k: usize, cpu: Mapping<Bidirectional, CpuOwned>) -> Result {
-        let delivered = self.ring[k].delivered;
-        self.classify(cpu.as_slice(), delivered);
-        let mut w = cpu.writer();
-        let ret = match self.rearm {
-            Rearm::Scrub => w.fill(0, RX_BUF_SIZE, 0),
-            Rearm::ClearStatus => w.fill(0, 4, 0),
-        };
-        self.ring[k].delivered = false;
-        self.ring[k].buf = Some(w.give_back());
-        ret
-    }
-
-    /// One ath9k poll: peek, give back untouched if empty, else receive.
-    fn poll(&mut self, k: usize) -> Result<bool> {
-        let buf = self.take(k)?;
-        match buf.poll(|b| (status(b) == PKT_READY).then(|| ())) {
-            Peek::Pending(buf) => {
-                self.ring[k].buf = Some(buf);
-                Ok(false)
-            }
-            Peek::Ready(cpu, ()) => self.receive(k, cpu).map(|_| true),
-        }
-    }
-
-    /// Checks slot `k`; if empty, edu delivers `seq` while the CPU owns the
-    /// buffer, which then goes back with a `DMA_FROM_DEVICE` sync: the window
-    /// in which aa6f8dcbab47 clobbered ath9k's frames.
-    fn race(&mut self, seq: u32, k: usize) -> Result {
-        let cpu = self.take(k)?.sync_for_cpu();
-        if status(cpu.as_slice()) == PKT_READY {
-            self.receive(k, cpu)?;
-            return self.deliver(seq, k);
-        }
-        let ret = self.deliver(seq, k);
-        self.ring[k].buf = Some(cpu.give_back());
-        ret
-    }
-}
-
-fn run_s2(r: &mut Run<'_>) -> Result {
-    for k in 0..RING_SIZE {
-        r.race(k as u32, k)?;
-        r.poll(k)?;
-    }
-    Ok(())
-}
-
-fn run_s3(r: &mut Run<'_>) -> Result {
-    for k in 0..RING_SIZE {
-        let seq = 2 * k as u32;
-        r.deliver(seq, k)?;
-        r.poll(k)?;
-        r.deliver(seq + 1, k)?;
-        r.poll(k)?;
-    }
-    Ok(())
-}
-
-fn run_s4(r: &mut Run<'_>) -> Result {
-    for k in 0..RING_SIZE {
-        r.deliver(k as u32, k)?;
-        r.poll(k)?;
-        r.idle();
-        r.poll(k)?;
-    }
-    Ok(())
-}
-
-fn run_s5(r: &mut Run<'_>) -> Result {
-    for i in 0..r.total {
-        let k = i as usize % RING_SIZE;
-        match i % 3 {
-            // The device writes a buffer it owns.
-            0 => {
-                r.poll(k)?;
-                r.deliver(i, k)?;
-            }
-            // The device writes while the CPU owns it.
-            1 => r.race(i, k)?,
-            // The device got ahead of the poll loop.
-            _ => r.deliver(i, k)?,
-        }
-        r.poll(k)?;
-    }
-    Ok(())
 }

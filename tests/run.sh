@@ -118,7 +118,7 @@ for b in ${BOOTS:-matrix:}; do
 	parse "$logdir/$name/ktap.log"
 	# kunit.py shows only verdicts: also show the swiotlb suites' per-policy
 	# outcome table and fuzzer counts, which are the point of them.
-	grep -hE '# [a-z0-9_]+: (s[0-9]-[a-z0-9-]+: legacy=|fuzz policy=)' "$logdir/$name/ktap.log" |
+	grep -hE '# [a-z0-9_]+: (s[0-9]-[a-z0-9-]+ [a-z-]+: observed=|fuzz policy=|first (divergence|regression|guard damage):)' "$logdir/$name/ktap.log" |
 		sed 's/^ *# [a-z0-9_]*: /  /' || true
 	IFS=';'
 done

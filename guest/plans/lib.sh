@@ -31,9 +31,19 @@ load_driver() {
 # field NAME LINE: the value of NAME=value in a result line.
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
-# kunit_results SUITE N: the results of a KUnit suite that has run (a KTAP
-# document of its own, in debugfs) as test N of this document: its header
-# dropped, its last line renumbered.
+# kunit_results SUITE N [LOG]: the results of a KUnit suite that has run,
+# as test N of this document.  6.1's debugfs copy keeps only the last
+# parameter of a parameterised case, so the suite's KTAP is taken from the
+# kernel log (LOG, a saved dmesg, or dmesg itself; timestamps dropped, other
+# kernel messages left out: KUnit indents all but its last line); debugfs
+# (header dropped, last line renumbered) only if the log lost it.
 kunit_results() {
+	{ if [ -n "${3:-}" ]; then cat "$3"; else dmesg; fi; } |
+		sed 's/^\[[ 0-9.]*\] //' | awk -v s="$1" -v n="$2" '
+		$0 == "    # Subtest: " s { on = 1; out = "    KTAP version 1\n" $0 "\n"; next }
+		on && /^(not )?ok [0-9]+ / && ($3 == s || $4 == s) {
+			sub(/ok [0-9]+ /, "ok " n " "); res = out $0; on = 0; next }
+		on && /^    ./ { out = out $0 "\n" }
+		END { if (res == "") exit 1; print res }' ||
 	sed -e '1,2d' -e "\$s/^\(\(not \)\?ok\) 1 /\1 $2 /" "/sys/kernel/debug/kunit/$1/results"
 }

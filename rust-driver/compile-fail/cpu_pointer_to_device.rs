@@ -17,6 +17,6 @@ fn buf() -> Result<Vec<u8>> {
 pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let c = m.sync_for_cpu();
-    mmio.write_dma_addr(0x88, c.as_slice().as_ptr())?;
+    mmio.write_dma_addr(c.as_slice().as_ptr(), 0x88)?;
     Ok(c.as_slice()[0])
 }

@@ -16,7 +16,7 @@ fn buf() -> Result<Vec<u8>> {
 /// The case.
 pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    mmio.write_dma_addr(0x88, m.dma_addr())?;
+    mmio.write_dma_addr(m.dma_addr(), 0x88)?;
     let c = m.sync_for_cpu();
     Ok(c.as_slice()[0])
 }

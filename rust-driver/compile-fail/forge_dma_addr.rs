@@ -16,6 +16,6 @@ fn buf() -> Result<Vec<u8>> {
 /// The case.
 pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    mmio.write_dma_addr(0x88, DmaAddr(0x1000))?;
+    mmio.write_dma_addr(DmaAddr(0x1000), 0x88)?;
     Ok(m.unmap()[0])
 }

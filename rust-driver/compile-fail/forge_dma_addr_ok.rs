@@ -16,7 +16,7 @@ fn buf() -> Result<Vec<u8>> {
 /// The case.
 pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    let a: DmaAddr = m.dma_addr();
-    mmio.write_dma_addr(0x88, a)?;
+    let a: DmaAddr<'_> = m.dma_addr();
+    mmio.write_dma_addr(a, 0x88)?;
     Ok(m.unmap()[0])
 }

@@ -8,8 +8,10 @@
 # Every <case>.rs here starts with "// error: E<code>": it must fail to
 # compile, and every error it produces must carry that code.  Its twin
 # <case>_ok.rs (first line "// ok: ...") does the same thing the right way
-# and must compile.  Each file is compiled exactly the way Kbuild compiles a
-# Rust module: the rustc command line is taken from Kbuild itself (V=1 on a
+# and must compile.  So must every example in the doc comments of
+# kernel::dma (doc_dma_<n>_ok, its "# " lines included, as rustdoc would
+# compile it: 6.1 cannot run doctests).  Each file is compiled exactly the
+# way Kbuild compiles a Rust module: the rustc command line is taken from Kbuild itself (V=1 on a
 # one-line probe module), so flags, target and the kernel crate are those of
 # the given build.  Output: KTAP on stdout; exit status 1 if any test failed.
 #
@@ -51,19 +53,30 @@ RUSTC_DIR=$BUILD
 # As the kernel Makefile does: 6.1 needs unstable options on a stable rustc.
 export RUSTC_BOOTSTRAP=1
 
-cases=$(cd "$HERE" && ls ./*.rs | sed 's|^\./||' | sort)
+# The doc examples: fenced blocks of //! and /// comments (not "ignore" or
+# "text"), one file each.
+mkdir -p "$TMP/doc"
+for src in rust/kernel/dma.rs; do
+	awk -v out="$TMP/doc/doc_$(basename "$src" .rs)_" '
+		{ sub(/^[ \t]*/, "") }
+		!inb && /^\/\/[!\/] ?```(rust)?$/ { inb = 1; k++; f = out k "_ok.rs"; next }
+		inb && /^\/\/[!\/] ?```$/ { inb = 0; close(f); next }
+		inb { sub(/^\/\/[!\/] ?/, ""); sub(/^# /, ""); if ($0 == "#") $0 = ""; print > f }
+	' "$SRC/$src"
+done
+cases=$(ls "$HERE"/*.rs "$TMP"/doc/*.rs 2>/dev/null)
 echo "1..$(echo "$cases" | wc -w)"
 n=0 failed=0
 for f in $cases; do
 	n=$((n + 1))
-	name=${f%.rs}
+	name=$(basename "$f" .rs)
 	crate=cf_$name
 	mkdir -p "$TMP/$crate"
-	cp "$HERE/$f" "$TMP/$crate/$crate.rs"
+	cp "$f" "$TMP/$crate/$crate.rs"
 	c=${cmd//cfprobe/$crate}
 	(cd "$RUSTC_DIR" && eval "$c") >"$TMP/$crate/out" 2>&1
 	rc=$?
-	want=$(sed -n '1s|^// error: \(E[0-9]\{4\}\).*|\1|p' "$HERE/$f")
+	want=$(sed -n '1s|^// error: \(E[0-9]\{4\}\).*|\1|p' "$f")
 	got=$(grep -o '^error\[E[0-9]\{4\}\]' "$TMP/$crate/out" | sed 's/error\[\(.*\)\]/\1/' | sort -u | tr '\n' ' ')
 	got=${got% }
 	if [ -n "$want" ]; then

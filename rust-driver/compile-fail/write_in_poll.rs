@@ -1,7 +1,7 @@
 // error: E0594
 //! Must not compile: write while peeking
 //!
-//! `poll()` gives its check a read-only view: peeking cannot write.
+//! `poll()` gives its check a read-only snapshot: peeking cannot write.
 
 use kernel::dma::{Bidirectional, Device, Mapping, Peek};
 use kernel::prelude::*;
@@ -15,7 +15,8 @@ fn buf() -> Result<Vec<u8>> {
 /// The case.
 pub fn case(dev: &Device) -> Result<u8> {
     let m = Mapping::<Bidirectional, _>::map(dev, buf()?)?;
-    match m.poll(|b| {
+    let mut head = [0u8; 1];
+    match m.poll(&mut head, |b| {
         b[0] = 0;
         None::<u8>
     }) {

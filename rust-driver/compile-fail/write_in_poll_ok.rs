@@ -1,7 +1,7 @@
 // ok: twin of write_in_poll.rs
 //! Must compile: write while peeking (the correct way)
 //!
-//! `poll()` gives its check a read-only view: peeking cannot write.
+//! `poll()` gives its check a read-only snapshot: peeking cannot write.
 
 use kernel::dma::{Bidirectional, Device, Mapping, Peek};
 use kernel::prelude::*;
@@ -15,7 +15,8 @@ fn buf() -> Result<Vec<u8>> {
 /// The case.
 pub fn case(dev: &Device) -> Result<u8> {
     let m = Mapping::<Bidirectional, _>::map(dev, buf()?)?;
-    match m.poll(|b| (b[0] != 0).then(|| b[0])) {
+    let mut head = [0u8; 1];
+    match m.poll(&mut head, |b| (b[0] != 0).then(|| b[0])) {
         Peek::Pending(_) => Ok(0),
         Peek::Ready(_, v) => Ok(v),
     }

@@ -1,0 +1,23 @@
+// ok: twin of copy_dma_addr.rs
+//! Must compile: keep a copy of a device address (the correct way)
+//!
+//! `DmaAddr` is not `Copy`: writing it to a register consumes it; ask the
+//! mapping again for another register.
+
+use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::io_mem::IoMem;
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
+    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    mmio.write_dma_addr(m.dma_addr(), 0x80)?;
+    mmio.write_dma_addr(m.dma_addr(), 0x88)?;
+    Ok(m.unmap()[0])
+}
