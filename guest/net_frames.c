@@ -20,6 +20,10 @@
  * byte of the first frame the receiver gets, or puts the previous frame's
  * first words into the second one, to show that the checker fails.
  *
+ * The result line also says how long the exchange took (ns, CLOCK_MONOTONIC:
+ * virtual time under QEMU's -icount) and how many bytes it sent, which
+ * make bench turns into a round-trip throughput per driver.
+ *
  * usage: net_frames [-r rounds] [-x corrupt|stale] IFACE-A IFACE-B
  * Prints one result line and exits 0 when the measurement itself worked,
  * whatever it observed; 1 on a setup error.
@@ -244,6 +248,8 @@ int main(int argc, char **argv)
 	struct side a = { 0 }, b = { 0 };
 	int rounds = 10, c;
 	uint32_t seq = 0;
+	unsigned long long bytes = 0;
+	struct timespec t0, t1;
 
 	while ((c = getopt(argc, argv, "r:x:")) != -1) {
 		switch (c) {
@@ -267,6 +273,7 @@ int main(int argc, char **argv)
 	receive(&a, -3, 200);
 	receive(&b, -3, 200);
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int r = 0; r < rounds; r++) {
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			for (int dir = 0; dir < 2; dir++) {
@@ -280,11 +287,13 @@ int main(int argc, char **argv)
 					return 1;
 				}
 				sent++;
+				bytes += sizes[i];
 				receive(to, seq, 2000);
 				seq++;
 			}
 		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* Stragglers and duplicates. */
 	receive(&a, -3, 300);
 	receive(&b, -3, 300);
@@ -298,9 +307,10 @@ int main(int argc, char **argv)
 	}
 
 	printf("bouncelab: result driver=- scenario=r2-net-frames observed=%s frames=%lu"
-	       " good=%lu lost=%lu corrupt=%lu stale=%lu dup=%lu late=%lu\n",
+	       " good=%lu lost=%lu corrupt=%lu stale=%lu dup=%lu late=%lu bytes=%llu ns=%lld\n",
 	       stale ? "STALE" : corrupt ? "CORRUPT" : lost ? "LOST" : dups ? "DUP" : "ok",
-	       sent, good, lost, corrupt, stale, dups, late);
+	       sent, good, lost, corrupt, stale, dups, late, bytes,
+	       (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	return 0;
 usage:
 	fprintf(stderr, "usage: net_frames [-r rounds] [-x corrupt|stale] IFACE-A IFACE-B\n");

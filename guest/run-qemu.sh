@@ -9,6 +9,8 @@
 # QEMU_ICOUNT= (empty) to run in real time, or to other -icount options.
 # QEMU_MEM is the guest's memory in MiB (default 256; with more, swiotlb's
 # pool may lie above edu's 28-bit DMA mask and the edu drivers fail to probe).
+# QEMU_CPU is the CPU model (default qemu64; make bench also uses max,
+# which has ERMS, so the kernel's memcpy becomes rep movsb).
 # QEMU_CONSOLE=stdio puts the console on this terminal instead of
 # LOGDIR/console.log (`make shell`; Ctrl-A X quits QEMU); BOOT_TIMEOUT=0
 # means no time limit.
@@ -63,7 +65,7 @@ console=file:$logdir/console.log fg=
 # shellcheck disable=SC2086 # $extra is a list of QEMU arguments
 exec timeout $fg --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	qemu-system-x86_64 \
-	-accel "$accel" ${icount:+-icount "$icount"} \
+	-accel "$accel" ${icount:+-icount "$icount"} -cpu "${QEMU_CPU:-qemu64}" \
 	-m "${QEMU_MEM:-256}" -nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 swiotlb=16384,force oops=panic panic=-1 $*" \

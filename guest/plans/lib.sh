@@ -28,6 +28,14 @@ load_driver() {
 	rmmod "$ko"
 }
 
+# marker_disk: /dev/NAME of the S1 disk (marker 0xa5, virtio-scsi), or
+# nothing.  Not simply sda: the drivers boot adds more SCSI disks.
+marker_disk() {
+	for b in /sys/block/sd*; do
+		case $(readlink -f "$b") in */virtio*) echo "/dev/${b##*/}" && return ;; esac
+	done
+}
+
 # field NAME LINE: the value of NAME=value in a result line.
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
