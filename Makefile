@@ -224,6 +224,8 @@ BENCH_ICOUNT ?= shift=3,sleep=on
 BENCH_ROUNDS ?= 5
 BENCH_CPUS ?= qemu64 max
 BENCH_ARGS ?=
+# One bench boot takes about 15 minutes on 2 idle cores (5 rounds).
+BENCH_TIMEOUT ?= 3600
 MAPBENCH := $(OUT)/guest-bin/dma_map_benchmark
 BENCH_VERSION = $(shell git log -1 --format=%h -- c-patches/0001-*)$(shell git diff --quiet -- \
 	c-patches/0001-* || echo "+uncommitted:$$(cat c-patches/0001-* | sha1sum | cut -c1-8)")
@@ -233,7 +235,7 @@ bench: kernel $(MAPBENCH)
 	@$(MAKE) --no-print-directory guest
 	@start=$$(date +%s); status=0; rm -rf $(OUT)/bench; mkdir -p $(OUT)/bench; \
 	for cpu in $(BENCH_CPUS); do \
-		QEMU_CPU=$$cpu QEMU_ICOUNT='$(BENCH_ICOUNT)' \
+		QEMU_CPU=$$cpu QEMU_ICOUNT='$(BENCH_ICOUNT)' BOOT_TIMEOUT=$(BENCH_TIMEOUT) \
 		BOOTS="bench-$$cpu:bouncelab.plan=bench bouncelab.devices=drivers bouncelab.rounds=$(BENCH_ROUNDS) $(BENCH_ARGS)" \
 			$(RUN) || status=$$?; \
 		[ -s $(LOGS)/bench-$$cpu/ktap.log ] || { status=1; continue; }; \
