@@ -211,7 +211,7 @@ clean:
 distclean:
 	rm -rf $(CACHE)
 
-# `make bench` (issue 6): what each swiotlb policy costs, side by side in one
+# `make bench`: what each swiotlb policy costs, side by side in one
 # boot (guest/plans/bench: sync cycles, dma_map_benchmark, disk reads, all
 # policies interleaved for BENCH_ROUNDS rounds), then tests/bench.sh writes
 # $(OUT)/bench/results.tsv, report.md (medians, spread, ratios against

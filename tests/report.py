@@ -72,6 +72,19 @@ def read_cells(path, cells=None):
     return cells
 
 
+def label(scenario):
+    """A column's short name: "S1" for s1-sg-tur-leak, else the whole name
+    (leak-hunt, r1-blk-verify -> R1)."""
+    head = scenario.split("-")[0]
+    return head.upper() if re.fullmatch(r"[sr][0-9]+", head) else scenario
+
+
+def long_label(scenario):
+    """"S1 sg-tur-leak", or the whole name when it has no number."""
+    head, _, rest = scenario.partition("-")
+    return f"{head.upper()} {rest}" if label(scenario) != scenario else scenario
+
+
 def show(cell):
     """OBSERVED[!] count, '!' where it differs from the expectation."""
     if cell is None:
@@ -100,7 +113,7 @@ def main():
             pass
     rows = [(s, d) for s, d in rows if s != S0]
     version = open(version_file).read().strip()
-    heads = ["policy"] + [s.split("-")[0].upper() +
+    heads = ["policy"] + [label(s) +
                           ("" if d == "-" else f" {d}") for s, d in rows]
     table = [[p] + [show(cells.get((p, s, d))) for s, d in rows]
              for p in policies]
@@ -116,7 +129,7 @@ def main():
         print(line(r))
     wrong = sum(1 for c in cells.values() if c["observed"] != c["expected"])
     names = sorted({s for s, _ in rows})
-    print("\n" + ", ".join(f"{s.split('-')[0].upper()} {s[3:]}" for s in names)
+    print("\n" + ", ".join(long_label(s) for s in names)
           + "; c = C poller, rust = Rust driver")
     print(f"{len(cells)} cells run, {wrong} differ from expected ('!'); "
           "'-' = not run; number = the count behind the "
