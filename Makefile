@@ -72,8 +72,7 @@ all: test
 
 demo: kernel guest
 	@mkdir -p $(LOGS)
-	@$(HOST_CHECKS)
-	@$(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
+	@HOST_CHECKS='$(HOST_CHECKS)' $(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
 	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md \
 		$(LOGS)/sg-pages/ktap.log $(LOGS)/drivers/ktap.log; \
@@ -83,8 +82,7 @@ demo: kernel guest
 	echo "full run log: $(LOGS)/run.txt"; exit $$status
 
 test: kernel guest
-	@$(HOST_CHECKS)
-	@$(RUN) $(HOST_KTAP)
+	@HOST_CHECKS='$(HOST_CHECKS)' $(RUN) $(HOST_KTAP)
 
 # The same boots on a second kernel built with KASAN, kmemleak, lockdep and
 # dma-debug, the fuzzer at 10x (10^6 operations per policy); any sanitizer

@@ -10,6 +10,13 @@
 # usage: run.sh BZIMAGE INITRAMFS DISK LOGDIR KSRC [HOST.ktap...]
 # env:   BOOTS   boots to run, ";"-separated "NAME:KERNEL ARGS" (default
 #                "matrix:"); each logs to LOGDIR/NAME/
+#        BOOT_JOBS  boots run at once (default: the number of CPUs; each
+#                guest has one vCPU).  They start longest first (by the
+#                time each took last run, LOGDIR/NAME/seconds), but their
+#                output and verdicts are printed in BOOTS order.
+#        HOST_CHECKS  a shell command run beside the boots (the Makefile's
+#                host-side checks, which write the HOST.ktap files);
+#                judging waits for it
 #        BOOT_ARGS (added to every boot), BOOT_TIMEOUT, QEMU_ACCEL,
 #        EXTRA_FATAL (more console patterns that fail a boot, e.g. WARNING:)
 set -eu
@@ -107,23 +114,81 @@ parse() {
 	skipped=$((skipped + $(count skipped)))
 }
 
+# run_boot NAME ARGS: boot it, judge it; its report goes to LOGDIR/NAME/run.out
+# and its status to LOGDIR/NAME/run.rc, written last (the main loop waits
+# for that file).
+run_boot() {
+	mkdir -p "$logdir/$1"
+	start=$(date +%s) rc=0
+	boot "$1" "$2" >"$logdir/$1/run.out" 2>&1 </dev/null || rc=$?
+	echo $(($(date +%s) - start)) >"$logdir/$1/seconds"
+	echo $rc >"$logdir/$1/run.rc.tmp"
+	mv "$logdir/$1/run.rc.tmp" "$logdir/$1/run.rc"
+}
+
+host=
+if [ -n "${HOST_CHECKS:-}" ]; then
+	sh -c "$HOST_CHECKS" </dev/null &
+	host=$!
+fi
+
+# The boots, one "NAME:ARGS" a line (names trimmed).
+list=$(echo "${BOOTS:-matrix:}" | tr ';' '\n' | sed -e '/^[[:space:]]*$/d' -e 's/^[[:space:]]*//' \
+	-e 's/^\([^:[:space:]]*\)[[:space:]]*:/\1:/')
+names=$(echo "$list" | cut -d: -f1)
+for name in $names; do
+	rm -f "$logdir/$name/run.rc" "$logdir/$name/run.out"
+done
+
+# Job slots: a pipe holding one token per slot; a boot takes one to start
+# and gives it back when it is done.
+jobs=${BOOT_JOBS:-$(nproc)}
+slots=$(mktemp -u "${TMPDIR:-/tmp}/bouncelab-slots.XXXXXX")
+mkfifo "$slots"
+exec 4<>"$slots"
+rm -f "$slots"
+i=0
+while [ $i -lt "$jobs" ]; do
+	echo >&4
+	i=$((i + 1))
+done
+# Longest first: the seconds each boot took last time (never run: first).
+order=$(for name in $names; do
+	echo "$(cat "$logdir/$name/seconds" 2>/dev/null || echo 1000000) $name"
+done | sort -s -k1,1nr | cut -d' ' -f2)
+(
+	for name in $order; do
+		read -r _ <&4
+		entry=$(echo "$list" | grep -m1 "^$name:")
+		{ run_boot "$name" "${entry#*:}"; echo >&4; } &
+	done
+	wait
+) &
+launcher=$!
+trap 'kill $launcher 2>/dev/null || true' INT TERM
+
 passed=0 failed=0 skipped=0
-IFS=';'
-set -f
-for b in ${BOOTS:-matrix:}; do
-	unset IFS
-	name=$(echo "${b%%:*}" | tr -d ' ')
-	boot "$name" "${b#*:}" || failed=$((failed + 1))
+for name in $names; do
+	while [ ! -e "$logdir/$name/run.rc" ]; do
+		if ! kill -0 $launcher 2>/dev/null && [ ! -e "$logdir/$name/run.rc" ]; then
+			echo "error: boot $name never reported (the boot launcher is gone)"
+			echo 1 >"$logdir/$name/run.rc"
+			break
+		fi
+		sleep 0.2
+	done
+	cat "$logdir/$name/run.out" 2>/dev/null || true
+	[ "$(cat "$logdir/$name/run.rc")" -eq 0 ] || failed=$((failed + 1))
 	[ -e "$logdir/$name/ktap.log" ] || continue
 	parse "$logdir/$name/ktap.log"
 	# kunit.py shows only verdicts: also show the swiotlb suites' per-policy
 	# outcome table and fuzzer counts, which are the point of them.
 	grep -hE '# [a-z0-9_]+: (s[0-9]-[a-z0-9-]+ [a-z-]+: observed=|fuzz policy=|first (divergence|regression|guard damage):)' "$logdir/$name/ktap.log" |
 		sed 's/^ *# [a-z0-9_]*: /  /' || true
-	IFS=';'
 done
-unset IFS
-set +f
+wait $launcher || true
+exec 4>&-
+[ -z "$host" ] || wait $host || echo "error: the host-side checks failed to run"
 for ktap in "$@"; do
 	parse "$ktap"
 done
