@@ -65,7 +65,7 @@ HOST_CHECKS := mkdir -p $(LOGS) && \
 logged = $(3) >$(1) 2>&1 || \
 	{ tail -n 40 $(1); echo "error: $(2) failed, log: $(1)"; exit 1; }
 
-.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel \
+.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel _build \
 	shell shell-check run help
 
 all: test
@@ -74,8 +74,7 @@ demo: kernel guest
 	@mkdir -p $(LOGS)
 	@HOST_CHECKS='$(HOST_CHECKS)' $(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
-	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md \
-		$(LOGS)/sg-pages/ktap.log $(LOGS)/drivers/ktap.log; \
+	tests/judge.py table $(LOGS) tests/expected.tsv $(OUT)/report.md $(SRC).version; \
 	if [ -f $(OUT)/bench/report.md ]; then \
 		echo; sed 's|](\([a-z-]*\.png\))|](bench/\1)|' $(OUT)/bench/report.md; \
 	else echo "(no performance section: run make bench)"; fi >>$(OUT)/report.md; \
@@ -146,6 +145,15 @@ kernel: deps
 	@mkdir -p $(CACHE) $(OUT)
 	@flock $(LOCK) $(MAKE) --no-print-directory _kernel
 
+# What the last successful build was made from: the patched tree (its git
+# tree id, and any edit on top of it), the .config, the toolchain pin and
+# rust-driver's sources.  When they are the same, nothing can need
+# rebuilding, and the kernel's own no-op make (half a minute here) is
+# skipped.
+built_key = { cat $(SRC).stamp; git -C $(SRC) diff HEAD --stat; cat $(BUILD)/.config; \
+	echo '$(KMAKE_FLAGS) $(JOBS)'; cat rust-driver/Makefile rust-driver/Kbuild rust-driver/*.rs \
+	rust-driver/*.c; } 2>/dev/null | sha1sum
+
 _kernel:
 	@c-patches/apply.sh $(SRC) c-patches
 	@key=$$({ cat $(SRC).stamp $(FRAGMENTS); echo $(FRAGMENTS); } | sha1sum); \
@@ -153,6 +161,16 @@ _kernel:
 		kconfig-fragments/configure.sh $(SRC) $(BUILD) $(FRAGMENTS) && \
 		echo "$$key" >$(BUILD)/.config-key; \
 	fi
+	@key=$$($(built_key)); \
+	if [ -f $(BZIMAGE) ] && [ -d $(RUSTDRV) ] && [ "$$key" = "$$(cat $(BUILD)/.built-key 2>/dev/null)" ]; then \
+		echo "Linux $$(cat $(SRC).version) and rust-driver: up to date"; \
+	else \
+		rm -f $(BUILD)/.built-key; \
+		$(MAKE) --no-print-directory _build || exit 1; \
+		[ "$$key" != "$$($(built_key))" ] || echo "$$key" >$(BUILD)/.built-key; \
+	fi
+
+_build:
 	@echo "building Linux $$(cat $(SRC).version) (log: $(OUT)/kernel-build.log)"
 	@$(call logged,$(OUT)/kernel-build.log,kernel build,$(KMAKE) -j$(JOBS) bzImage modules)
 	@kconfig-fragments/configure.sh --check $(BUILD)/.config $(FRAGMENTS)
@@ -195,7 +213,7 @@ tree: kernel
 	cd $(TREE) && git checkout -q -b work pristine && \
 		{ git config user.email >/dev/null || git config user.email dev@bouncelab.invalid; } && \
 		{ git config user.name >/dev/null || git config user.name "bouncelab developer"; } && \
-		for p in $$(grep -v -e '^#' -e '^[[:space:]]*$$' $(CURDIR)/c-patches/series); do \
+		for p in $$($(CURDIR)/c-patches/list.sh $(CURDIR)/c-patches); do \
 			git am -q $(CURDIR)/c-patches/$$p || exit 1; done
 	@echo "edit in $(TREE), commit, then: make export"
 
@@ -211,7 +229,7 @@ distclean:
 
 # `make bench`: what each swiotlb policy costs, side by side in one
 # boot (guest/plans/bench: sync cycles, dma_map_benchmark, disk reads, all
-# policies interleaved for BENCH_ROUNDS rounds), then tests/bench.sh writes
+# policies interleaved for BENCH_ROUNDS rounds), then `tests/judge.py bench` writes
 # $(OUT)/bench/results.tsv, report.md (medians, spread, ratios against
 # upstream) and the gnuplot PNGs.  The guest clock runs on a fixed
 # instruction count (BENCH_ICOUNT): deterministic CPU cost, see the report.
@@ -227,8 +245,8 @@ bench: kernel $(MAPBENCH)
 	QEMU_ICOUNT='$(BENCH_ICOUNT)' \
 	BOOTS='bench:bouncelab.plan=bench bouncelab.rounds=$(BENCH_ROUNDS) $(BENCH_ARGS)' \
 		$(RUN) || status=$$?; \
-	if [ -s $(LOGS)/bench/ktap.log ]; then \
-		tests/bench.sh $(LOGS)/bench/ktap.log $(OUT)/bench '$(BENCH_ICOUNT)' \
+	if [ -s $(LOGS)/bench/guest.log ]; then \
+		tests/judge.py bench $(LOGS)/bench/guest.log $(OUT)/bench '$(BENCH_ICOUNT)' \
 			"$$(git log -1 --format=%h -- c-patches/0001-*)$$(git diff --quiet -- \
 			c-patches/0001-* || echo "+uncommitted:$$(cat c-patches/0001-* | sha1sum | cut -c1-8)")" \
 			|| status=1; \

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Boot the guest once: kernel log to LOGDIR/console.log, KTAP (the guest's
-# second serial port) to LOGDIR/ktap.log.  TCG unless QEMU_ACCEL says
-# otherwise; killed after BOOT_TIMEOUT seconds (exit status 124 then).
+# Boot the guest once: kernel log to LOGDIR/console.log, what the plan
+# reports (the guest's second serial port) to LOGDIR/guest.log.  TCG unless
+# QEMU_ACCEL says otherwise; killed after BOOT_TIMEOUT seconds (exit status 124 then).
 #
 # Under TCG the guest runs with -icount shift=auto,sleep=off: virtual time
 # jumps ahead while the guest sleeps, so edu's 100 ms (virtual) DMA delay
@@ -57,7 +57,7 @@ case " $* " in
 	done ;;
 esac
 mkdir -p "$logdir"
-rm -f "$logdir/console.log" "$logdir/ktap.log"
+rm -f "$logdir/console.log" "$logdir/guest.log"
 accel=${QEMU_ACCEL:-tcg}
 console=file:$logdir/console.log fg=
 # On a terminal QEMU must stay in the foreground process group.
@@ -70,7 +70,7 @@ exec timeout $fg --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	-m "${QEMU_MEM:-256}" -nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 swiotlb=16384,force oops=panic panic=-1 $*" \
-	-serial "$console" -serial "file:$logdir/ktap.log" \
+	-serial "$console" -serial "file:$logdir/guest.log" \
 	-device edu -device edu \
 	-device virtio-scsi-pci,id=scsi0,disable-legacy=on,iommu_platform=on \
 	-drive "file=$disk,format=raw,if=none,id=disk0,readonly=on" \
