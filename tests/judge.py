@@ -385,6 +385,7 @@ def cmd_run(args):
     expected = Expected(exp_path)
     fatal = FATAL + (f"|{os.environ['EXTRA_FATAL']}" if os.environ.get("EXTRA_FATAL") else "")
     passed = failed = skipped = 0
+    write(os.path.join(logdir, "last-run"), names)
     for name in names:
         bdir = os.path.join(logdir, name)
         messages, _, bad = judge_boot(name, bdir, expected, fatal)
@@ -486,7 +487,8 @@ def show(cell):
 
 def write_report(logdir, expected, md, version_file, quiet=False):
     cells_list = []
-    for name in sorted(os.listdir(logdir)):
+    # The boots of the last run (older boots' cells may still lie around).
+    for name in read_lines(os.path.join(logdir, "last-run")) or []:
         path = os.path.join(logdir, name, "cells.json")
         if os.path.exists(path):
             with open(path) as f:
