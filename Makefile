@@ -65,26 +65,23 @@ HOST_CHECKS := mkdir -p $(LOGS) && \
 logged = $(3) >$(1) 2>&1 || \
 	{ tail -n 40 $(1); echo "error: $(2) failed, log: $(1)"; exit 1; }
 
-.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel \
+.PHONY: all demo test test-debug kernel guest deps tree export clean distclean _kernel _build \
 	shell shell-check run help
 
 all: test
 
 demo: kernel guest
 	@mkdir -p $(LOGS)
-	@$(HOST_CHECKS)
-	@$(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
+	@HOST_CHECKS='$(HOST_CHECKS)' $(RUN) $(HOST_KTAP) >$(LOGS)/run.txt 2>&1; status=$$?; \
 	grep -E '^(error|boot |----)|^[0-9]+ passed' $(LOGS)/run.txt; \
-	tests/report.py $(LOGS)/matrix/ktap.log tests/expected.tsv $(SRC).version $(OUT)/report.md \
-		$(LOGS)/sg-pages/ktap.log $(LOGS)/drivers/ktap.log; \
+	tests/judge.py table $(LOGS) tests/expected.tsv $(OUT)/report.md $(SRC).version; \
 	if [ -f $(OUT)/bench/report.md ]; then \
 		echo; sed 's|](\([a-z0-9/-]*\.png\))|](bench/\1)|' $(OUT)/bench/report.md; \
 	else echo "(no performance section: run make bench)"; fi >>$(OUT)/report.md; \
 	echo "full run log: $(LOGS)/run.txt"; exit $$status
 
 test: kernel guest
-	@$(HOST_CHECKS)
-	@$(RUN) $(HOST_KTAP)
+	@HOST_CHECKS='$(HOST_CHECKS)' $(RUN) $(HOST_KTAP)
 
 # The same boots on a second kernel built with KASAN, kmemleak, lockdep and
 # dma-debug, the fuzzer at 10x (10^6 operations per policy); any sanitizer
@@ -148,6 +145,15 @@ kernel: deps
 	@mkdir -p $(CACHE) $(OUT)
 	@flock $(LOCK) $(MAKE) --no-print-directory _kernel
 
+# What the last successful build was made from: the patched tree (its git
+# tree id, and any edit on top of it), the .config, the toolchain pin and
+# rust-driver's sources.  When they are the same, nothing can need
+# rebuilding, and the kernel's own no-op make (half a minute here) is
+# skipped.
+built_key = { cat $(SRC).stamp; git -C $(SRC) diff HEAD --stat; cat $(BUILD)/.config; \
+	echo '$(KMAKE_FLAGS) $(JOBS)'; cat rust-driver/Makefile rust-driver/Kbuild rust-driver/*.rs \
+	rust-driver/*.c; } 2>/dev/null | sha1sum
+
 _kernel:
 	@c-patches/apply.sh $(SRC) c-patches
 	@key=$$({ cat $(SRC).stamp $(FRAGMENTS); echo $(FRAGMENTS); } | sha1sum); \
@@ -155,6 +161,16 @@ _kernel:
 		kconfig-fragments/configure.sh $(SRC) $(BUILD) $(FRAGMENTS) && \
 		echo "$$key" >$(BUILD)/.config-key; \
 	fi
+	@key=$$($(built_key)); \
+	if [ -f $(BZIMAGE) ] && [ -d $(RUSTDRV) ] && [ "$$key" = "$$(cat $(BUILD)/.built-key 2>/dev/null)" ]; then \
+		echo "Linux $$(cat $(SRC).version) and rust-driver: up to date"; \
+	else \
+		rm -f $(BUILD)/.built-key; \
+		$(MAKE) --no-print-directory _build || exit 1; \
+		[ "$$key" != "$$($(built_key))" ] || echo "$$key" >$(BUILD)/.built-key; \
+	fi
+
+_build:
 	@echo "building Linux $$(cat $(SRC).version) (log: $(OUT)/kernel-build.log)"
 	@$(call logged,$(OUT)/kernel-build.log,kernel build,$(KMAKE) -j$(JOBS) bzImage modules)
 	@kconfig-fragments/configure.sh --check $(BUILD)/.config $(FRAGMENTS)
@@ -197,7 +213,7 @@ tree: kernel
 	cd $(TREE) && git checkout -q -b work pristine && \
 		{ git config user.email >/dev/null || git config user.email dev@bouncelab.invalid; } && \
 		{ git config user.name >/dev/null || git config user.name "bouncelab developer"; } && \
-		for p in $$(grep -v -e '^#' -e '^[[:space:]]*$$' $(CURDIR)/c-patches/series); do \
+		for p in $$($(CURDIR)/c-patches/list.sh $(CURDIR)/c-patches); do \
 			git am -q $(CURDIR)/c-patches/$$p || exit 1; done
 	@echo "edit in $(TREE), commit, then: make export"
 
@@ -214,7 +230,7 @@ distclean:
 # `make bench`: what each swiotlb policy costs, side by side in one boot per
 # CPU model (guest/plans/bench: sync cycles, dma_map_benchmark, disk reads,
 # the real drivers, all policies interleaved for BENCH_ROUNDS rounds), then
-# tests/bench.sh writes, per model, $(OUT)/bench/MODEL/results.tsv,
+# `tests/judge.py bench` writes, per model, $(OUT)/bench/MODEL/results.tsv,
 # report.md (medians, spread, ratios against upstream) and the gnuplot PNGs,
 # and tests/merge-bench.sh adds the host CPU's clock.  The guest clock runs
 # on a fixed instruction count (BENCH_ICOUNT): deterministic CPU cost, see
@@ -238,8 +254,8 @@ bench: kernel $(MAPBENCH)
 		QEMU_CPU=$$cpu QEMU_ICOUNT='$(BENCH_ICOUNT)' BOOT_TIMEOUT=$(BENCH_TIMEOUT) \
 		BOOTS="bench-$$cpu:bouncelab.plan=bench bouncelab.devices=drivers bouncelab.rounds=$(BENCH_ROUNDS) $(BENCH_ARGS)" \
 			$(RUN) || status=$$?; \
-		[ -s $(LOGS)/bench-$$cpu/ktap.log ] || { status=1; continue; }; \
-		tests/bench.sh $(LOGS)/bench-$$cpu/ktap.log $(OUT)/bench/$$cpu '$(BENCH_ICOUNT)' \
+		[ -s $(LOGS)/bench-$$cpu/guest.log ] || { status=1; continue; }; \
+		tests/judge.py bench $(LOGS)/bench-$$cpu/guest.log $(OUT)/bench/$$cpu '$(BENCH_ICOUNT)' \
 			'$(BENCH_VERSION)' $$cpu || status=1; \
 		sed "s|](\([a-z-]*\.png\))|]($$cpu/\1)|" $(OUT)/bench/$$cpu/report.md >>$(OUT)/bench/report.md; \
 	done; \

@@ -40,7 +40,7 @@ fi
 index=$src/.git/bouncelab-series-index
 rm -f "$index"
 GIT_INDEX_FILE=$index git_ read-tree pristine
-grep -v -e '^#' -e '^[[:space:]]*$' "$patches/series" | while read -r p; do
+"$(dirname "$0")/list.sh" "$patches" | while read -r p; do
 	GIT_INDEX_FILE=$index git_ apply --cached "$(realpath "$patches/$p")" ||
 		{ echo "error: c-patches/$p does not apply to $pkg $version (file and line above)" >&2; exit 1; }
 done

@@ -1,5 +1,5 @@
 /*
- * Sequential direct reads of a block device, timed (make bench, issue 6).
+ * Sequential direct reads of a block device, timed (make bench).
  * Reads the whole device (or -m MiB of it) with O_DIRECT in -b KiB blocks
  * and prints one line:  bytes=N ns=T
  * T is CLOCK_MONOTONIC, i.e. virtual time when QEMU runs with -icount.

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Boot the guest once: kernel log to LOGDIR/console.log, KTAP (the guest's
-# second serial port) to LOGDIR/ktap.log.  TCG unless QEMU_ACCEL says
-# otherwise; killed after BOOT_TIMEOUT seconds (exit status 124 then).
+# Boot the guest once: kernel log to LOGDIR/console.log, what the plan
+# reports (the guest's second serial port) to LOGDIR/guest.log.  TCG unless
+# QEMU_ACCEL says otherwise; killed after BOOT_TIMEOUT seconds (exit status 124 then).
 #
 # Under TCG the guest runs with -icount shift=auto,sleep=off: virtual time
 # jumps ahead while the guest sleeps, so edu's 100 ms (virtual) DMA delay
@@ -19,7 +19,10 @@
 # of the drivers boot (guest/plans/drivers) at fixed PCI addresses the plan
 # rebinds by: disks, each on its own scratch image next to DISK
 # (drivers-*.img, made by the Makefile; the SCSI HBA also gets DISK itself,
-# read-only, for S1), and pairs of NICs.
+# read-only, for S1), and pairs of NICs.  The scratch images are opened
+# with snapshot=on (writes go to a temporary overlay) and DISK read-only,
+# so boots running at once, even two runs of the same boot, never share a
+# writable image.
 #
 # usage: run-qemu.sh BZIMAGE INITRAMFS DISK LOGDIR [EXTRA KERNEL ARGS...]
 set -eu
@@ -32,14 +35,14 @@ case " $* " in
 	for d in virtio-blk nvme ahci megasas; do
 		[ -f "$img-$d.img" ] || { echo "error: no $img-$d.img (make guest makes it)" >&2; exit 1; }
 	done
-	extra="-drive file=$img-virtio-blk.img,format=raw,if=none,id=vblk,cache=unsafe
+	extra="-drive file=$img-virtio-blk.img,format=raw,if=none,id=vblk,cache=unsafe,snapshot=on
 		-device virtio-blk-pci,drive=vblk,disable-legacy=on,iommu_platform=on,addr=0x10
-		-drive file=$img-nvme.img,format=raw,if=none,id=nvm,cache=unsafe
+		-drive file=$img-nvme.img,format=raw,if=none,id=nvm,cache=unsafe,snapshot=on
 		-device nvme,drive=nvm,serial=bouncelab,addr=0x11
-		-drive file=$img-ahci.img,format=raw,if=none,id=sata,cache=unsafe
+		-drive file=$img-ahci.img,format=raw,if=none,id=sata,cache=unsafe,snapshot=on
 		-device ich9-ahci,id=ahci,addr=0x12 -device ide-hd,drive=sata,bus=ahci.0
 		-device megasas,id=mega,addr=0x1b
-		-drive file=$img-megasas.img,format=raw,if=none,id=megad,cache=unsafe
+		-drive file=$img-megasas.img,format=raw,if=none,id=megad,cache=unsafe,snapshot=on
 		-device scsi-hd,drive=megad,bus=mega.0,scsi-id=0
 		-drive file=$disk,format=raw,if=none,id=megam,readonly=on
 		-device scsi-hd,drive=megam,bus=mega.0,scsi-id=1"
@@ -56,7 +59,7 @@ case " $* " in
 	done ;;
 esac
 mkdir -p "$logdir"
-rm -f "$logdir/console.log" "$logdir/ktap.log"
+rm -f "$logdir/console.log" "$logdir/guest.log"
 accel=${QEMU_ACCEL:-tcg}
 console=file:$logdir/console.log fg=
 # On a terminal QEMU must stay in the foreground process group.
@@ -69,7 +72,7 @@ exec timeout $fg --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	-m "${QEMU_MEM:-256}" -nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 swiotlb=16384,force oops=panic panic=-1 $*" \
-	-serial "$console" -serial "file:$logdir/ktap.log" \
+	-serial "$console" -serial "file:$logdir/guest.log" \
 	-device edu -device edu \
 	-device virtio-scsi-pci,id=scsi0,disable-legacy=on,iommu_platform=on \
 	-drive "file=$disk,format=raw,if=none,id=disk0,readonly=on" \

@@ -14,7 +14,7 @@
  * (commit a45b599ad808).  Meant for a boot where the disk does not bounce:
  * then every non-zero byte comes from sg's own pages.
  *
- * With -w, the same check as a leak hunt under load (issue 7): W worker
+ * With -w, the same check as a leak hunt under load: W worker
  * processes each send N TEST UNIT READYs while another process keeps
  * flooding swiotlb with marker data; every non-zero byte of every reply
  * counts.

@@ -1,5 +1,5 @@
-# Cost against buffer size per policy, from tests/bench.sh's KIND.POLICY.dat
-# files (size, median, min, max).  Run in the output directory with
+# Cost against buffer size per policy, from the KIND.POLICY.dat files of
+# `tests/judge.py bench` (size, median, min, max).  Run in the output directory with
 #   gnuplot -e "policies='legacy upstream ...'" bench.gp
 set terminal pngcairo size 900,560 noenhanced font "sans,10"
 set logscale xy 2

@@ -11,7 +11,7 @@
 set -eu
 src=$1 patches=$2
 dir=$(realpath "$patches")
-list=$(grep -v -e '^#' -e '^[[:space:]]*$' "$patches/series")
+list=$("$(dirname "$0")/../c-patches/list.sh" "$patches")
 echo "KTAP version 1"
 echo "1..$(echo "$list" | wc -l)"
 n=0

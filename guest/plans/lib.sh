@@ -1,17 +1,67 @@
-# Helpers shared by /init and the guest plans (sourced, not run: not executable).
+# Helpers shared by the guest plans (sourced, not run: not executable).
+# What a plan writes (guest/plans/README): observations, judged on the host
+# against tests/expected.tsv, and KTAP for the checks a plan can decide by
+# itself.
 KNOB=/sys/kernel/debug/swiotlb/policy
 USED=/sys/kernel/debug/swiotlb/io_tlb_used
-n=0
+EXPECTED=/expected.tsv
+n=0 indent='' sub_failed=0
 
-result() { # ok|"not ok", name, diagnostic...
+# result ok|"not ok" NAME [DIAG...]: one KTAP test, numbered in the
+# document (or subtest) being written.
+result() {
 	n=$((n + 1))
 	res=$1 name=$2
 	shift 2
-	for d in "$@"; do echo "# $name: $d"; done
-	echo "$res $n $name"
+	for d in "$@"; do echo "$indent# $name: $d"; done
+	echo "$indent$res $n $name"
+	[ "$res" = ok ] || sub_failed=1
 }
 
+# subtest NAME ... end_subtest: the results in between form one test NAME
+# of the document, failed if any of them failed (one level deep).
+subtest() {
+	sub_name=$1 outer_n=$n n=0 sub_failed=0 indent='    '
+	echo "    KTAP version 1"
+	echo "    # Subtest: $sub_name"
+}
+end_subtest() {
+	echo "    1..$n"
+	indent='' n=$outer_n
+	if [ $sub_failed -eq 0 ]; then
+		result ok "$sub_name"
+	else
+		result "not ok" "$sub_name"
+	fi
+	sub_failed=0
+}
+
+# observe KEY=VALUE...: one observation for the host's judge: a scenario's
+# result line (scenario=, driver=, observed=, counts) plus the policy it
+# ran under (policy= first, so that the line reads as a table cell).
+observe() { echo "bouncelab: result $*"; }
+
+# plan_cells POLICIES DRIVERS [ROUNDS]: tell the judge which cells of
+# expected.tsv this boot will observe (every row of those drivers, under
+# those policies, ROUNDS times each): any it does not is a failure.
+plan_cells() { echo "bouncelab: cells policies=$(echo $1 | tr ' ' ,) drivers=$(echo $2 | tr ' ' ,) rounds=${3:-1}"; }
+
+# rows DRIVER: the scenarios of that driver's rows in expected.tsv.
+rows() { awk -F'\t' -v d="$1" '!/^#/ && NF > 2 && $2 == d { print $1 }' "$EXPECTED"; }
+
 active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$KNOB"; }
+
+# policy_list: the policies to run: bouncelab.policies=a,b, or every one the
+# knob offers (the kernel's own as "upstream" when it has no knob).
+policy_list() {
+	if [ -n "${bl_policies:-}" ]; then
+		echo "$bl_policies" | tr , ' '
+	elif [ -e "$KNOB" ]; then
+		tr -d '[]' <"$KNOB"
+	else
+		echo upstream
+	fi
+}
 
 # load_driver KO [PARAM...]: load it (it runs at probe time), print its
 # result lines, unload it.  (Called in $(...): the load counter lives in a
@@ -38,6 +88,20 @@ marker_disk() {
 
 # field NAME LINE: the value of NAME=value in a result line.
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# settled_used: io_tlb_used once it stops moving. A scenario before may
+# leave I/O in flight (the leak hunt kills its flooder mid-SG_IO; sg
+# completes that request after the process is gone, holding its slots).
+settled_used() {
+	prev='' i=0 cur=''
+	while [ $i -lt 50 ]; do
+		cur=$(cat "$USED")
+		[ "$cur" = "$prev" ] && break
+		prev=$cur i=$((i + 1))
+		sleep 0.2
+	done
+	echo "$cur"
+}
 
 # kunit_results SUITE N [LOG]: the results of a KUnit suite that has run,
 # as test N of this document.  6.1's debugfs copy keeps only the last
