@@ -16,7 +16,8 @@
 # the given build.  Output: KTAP on stdout; exit status 1 if any test failed.
 #
 # The build dir must hold a finished CONFIG_RUST=y build (rust/libkernel.rmeta).
-# Kernel make calls are pinned to Debian's toolchain (KMAKE_FLAGS overrides).
+# Kernel make calls use the toolchain the top-level Makefile pins and
+# exports as KMAKE_FLAGS.
 set -u
 if [ $# -ne 2 ]; then
 	echo "usage: $0 <kernel source dir> <kernel build dir>" >&2
@@ -24,7 +25,10 @@ if [ $# -ne 2 ]; then
 fi
 SRC=$(cd "$1" && pwd) BUILD=$(cd "$2" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
-: "${KMAKE_FLAGS:=LLVM=1 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc BINDGEN=/usr/bin/bindgen RUSTFMT=/usr/bin/rustfmt RUSTDOC=/usr/bin/rustdoc CARGO=/usr/bin/cargo}"
+if [ -z "${KMAKE_FLAGS:-}" ]; then
+	echo "error: KMAKE_FLAGS is not set: run this through the top-level Makefile (make test)" >&2
+	exit 2
+fi
 TMP=$(mktemp -d /tmp/bouncelab-cf.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
