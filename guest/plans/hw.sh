@@ -16,6 +16,14 @@ r2-net-frames:hw-e1000e:e1000e:0000:00:15.0,0000:00:16.0
 r2-net-frames:hw-8139cp:8139cp:0000:00:17.0,0000:00:18.0
 r2-net-frames:hw-virtio-net:virtio-pci:0000:00:19.0,0000:00:1a.0"
 
+# hw_entry ENTRY: split one line of HW_DEVICES into $s (scenario), $drv
+# (driver column), $pcidrv and $addrs (space-separated PCI addresses).
+hw_entry() {
+	s=${1%%:*} rest=${1#*:}
+	drv=${rest%%:*} rest=${rest#*:}
+	pcidrv=${rest%%:*} addrs=$(echo "${rest#*:}" | tr , ' ')
+}
+
 # hw_under ADDR CLASS [RO]: the NAME of the CLASS (block, net, scsi_generic)
 # device behind that PCI device, waiting up to 30 s for the driver's
 # (asynchronous) scan.  Disks: the writable one (the scratch disk), or with
