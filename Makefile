@@ -51,14 +51,19 @@ export BOOTS
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
 # would be), checkpatch --strict on every patch of the series, and the
 # exhaustive user-space check of swiotlb's merge code to MERGE_DEPTH.
+# Each runs again only when its inputs changed since it last passed
+# (tests/cached.sh; CHECKS_CACHE=off runs them all).
 MERGE_DEPTH ?= 5
 HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/merge-check.ktap
 HOST_CHECKS := mkdir -p $(LOGS) && \
-	{ rust-driver/compile-fail/run.sh $(SRC) $(BUILD) \
-		>$(LOGS)/compile-fail.ktap 2>$(LOGS)/compile-fail.err || true; } && \
-	{ tests/merge-check.sh $(SRC) $(OUT)/merge-check $(MERGE_DEPTH) \
-		>$(LOGS)/merge-check.ktap || true; } && \
-	{ tests/checkpatch.sh $(SRC) c-patches >$(LOGS)/checkpatch.ktap || true; }
+	{ tests/cached.sh $(LOGS)/compile-fail.ktap $(BUILD)/.built-key rust-driver/compile-fail -- \
+		rust-driver/compile-fail/run.sh $(SRC) $(BUILD) 2>$(LOGS)/compile-fail.err || true; } && \
+	{ tests/cached.sh $(LOGS)/merge-check.ktap tests/merge-check.sh $(SRC)/kernel/dma \
+		$(SRC)/tools/testing/swiotlb -- \
+		tests/merge-check.sh $(SRC) $(OUT)/merge-check $(MERGE_DEPTH) || true; } && \
+	{ tests/cached.sh $(LOGS)/checkpatch.ktap tests/checkpatch.sh c-patches $(SRC)/scripts/checkpatch.pl \
+		$(SRC)/scripts/spelling.txt -- \
+		tests/checkpatch.sh $(SRC) c-patches || true; }
 
 # $(call logged,LOG,WHAT,COMMAND): run COMMAND with its output in LOG; on
 # failure show the log's tail and say where the whole log is.
