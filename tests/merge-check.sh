@@ -1,8 +1,9 @@
 #!/bin/sh
 # Build swiotlb's merge code in user space (tools/testing/swiotlb of the
 # patched tree) and run its exhaustive check against coherent memory, as
-# KTAP: every sequence of up to DEPTH operations on a 2-line mapping and
-# DEPTH-1 on a 3-line one, line-aligned and starting inside a line. The
+# KTAP: every sequence of up to DEPTH operations on a 2-line mapping,
+# DEPTH-1 on a 3-line one and 3 on a 5-line one (the compare loop takes
+# four whole lines a round), line-aligned and starting inside a line. The
 # last case runs 6.1's own copies through the same oracle: it must find
 # their known divergences, or the oracle could not fail.
 #
@@ -15,7 +16,8 @@ make -s -C "$src/tools/testing/swiotlb" OUTPUT="$(realpath "$out")" >"$out/build
 check=$out/merge_check
 
 set -- "-l 2 -d $depth" "-l 2 -d $depth -o 8" \
-	"-l 3 -d $((depth - 1))" "-l 3 -d $((depth - 1)) -o 8"
+	"-l 3 -d $((depth - 1))" "-l 3 -d $((depth - 1)) -o 8" \
+	"-l 5 -d 3" "-l 5 -d 3 -o 8"
 # Two at a time: one per core.
 i=0
 for args in "$@"; do
