@@ -9,6 +9,9 @@
 #
 # usage: checkpatch.sh SRC PATCHDIR
 set -eu
+# checkpatch runs scripts/spdxcheck.py with the python3 on PATH; Debian's
+# has its modules (python3-ply, python3-git), another one may not.
+PATH=/usr/bin:$PATH
 src=$1 patches=$2
 dir=$(realpath "$patches")
 list=$("$(dirname "$0")/../c-patches/list.sh" "$patches")

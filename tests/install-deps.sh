@@ -4,7 +4,8 @@
 set -eu
 pkgs="linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev
 cpio xz-utils git python3 clang llvm lld libclang-dev rustc rust-src rustfmt
-rust-clippy bindgen qemu-system-x86 busybox-static gnuplot-nox"
+rust-clippy bindgen qemu-system-x86 busybox-static gnuplot-nox python3-ply
+python3-git"
 
 missing=
 for p in $pkgs; do
