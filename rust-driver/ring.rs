@@ -229,20 +229,31 @@ impl<'a> Run<'a> {
     /// tracks what the CPU wrote, and `give_back` pushes exactly that with
     /// `DMA_TO_DEVICE`, then hands the whole buffer back with
     /// `DMA_FROM_DEVICE` (the C poller writes and syncs `DMA_FROM_DEVICE`).
+    ///
+    /// Inlined, like `poll`, so that the mapping's moves from state to state
+    /// and its written range stay in registers: out of line, every packet
+    /// paid for copying the `CpuWritten` mapping through the stack.
+    #[inline(always)]
     fn receive(&mut self, k: usize, cpu: Mapping<Bidirectional, CpuOwned>) -> Result {
         let delivered = self.ring[k].delivered;
         self.classify(cpu.as_slice(), delivered);
         let mut w = cpu.writer();
-        let ret = match self.rearm {
-            Rearm::Scrub => w.fill(0, RX_BUF_SIZE, 0),
-            Rearm::ClearStatus => w.fill(0, 4, 0),
+        // One `fill` call: with one per arm the compiler kept the written
+        // range in memory.
+        let len = match self.rearm {
+            Rearm::Scrub => RX_BUF_SIZE,
+            Rearm::ClearStatus => 4,
         };
+        let ret = w.fill(0, len, 0);
         self.ring[k].delivered = false;
         self.ring[k].buf = Some(w.give_back());
         ret
     }
 
     /// One ath9k poll: peek, give back untouched if empty, else receive.
+    ///
+    /// Inlined into each scenario's loop, as the C poller's `edu_poll()` is.
+    #[inline(always)]
     pub(crate) fn poll(&mut self, k: usize) -> Result<bool> {
         let buf = self.take(k)?;
         let mut head = [0u8; 4];
