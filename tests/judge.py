@@ -48,13 +48,14 @@ HUNG = (124, 137)
 # each with why. Only the WARNING right after its report line is excused;
 # the report is still shown, as a note.
 HARMLESS = [
-    # NVMe takes O_DIRECT buffers on 4-byte boundaries, so two requests in
-    # flight (a transfer the block layer split) can share a cache line.
-    # dma-debug guards non-coherent caches; x86 is coherent, and swiotlb
-    # gives each mapping its own slots (R1 checks their bytes).
-    (re.compile(r"DMA-API: nvme \S+: cacheline tracking EEXIST, "
+    # NVMe and megaraid_sas take O_DIRECT buffers on 4-byte boundaries
+    # (blk_verify's align=4), so two requests in flight (a transfer the
+    # block layer split) can share a cache line. dma-debug guards
+    # non-coherent caches; x86 is coherent, and swiotlb gives each mapping
+    # its own slots (R1 checks their bytes).
+    (re.compile(r"DMA-API: (nvme|megaraid_sas) \S+: cacheline tracking EEXIST, "
                 r"overlapping mappings aren't supported"),
-     "sub-cache-line NVMe buffers; harmless on cache-coherent x86 (docs/drivers.md)"),
+     "sub-cache-line O_DIRECT buffers; harmless on cache-coherent x86 (docs/drivers.md)"),
 ]
 RESULT_RE = re.compile(r"^(not ok|ok) ([0-9]+)\b(.*)$")
 KV_RE = re.compile(r"(\S+?)=(\S*)")
