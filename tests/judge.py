@@ -100,10 +100,16 @@ class Expected:
 # ---------------------------------------------------------------- one boot
 
 def parse_guest(lines):
-    """Split a guest's serial output into plans, observations and KTAP."""
-    plans, obs, ktap = [], [], []
+    """Split a guest's serial output into plans, observations, checks (and
+    how many were planned) and KTAP."""
+    plans, obs, checks, planned, ktap = [], [], [], [], []
     for line in lines:
-        if line.startswith("bouncelab: cells "):
+        if line.startswith("bouncelab: check "):
+            facts, _, label = line[len("bouncelab: check "):].partition(" -- ")
+            checks.append((dict(KV_RE.findall(facts)), label.strip()))
+        elif line.startswith("bouncelab: checks planned="):
+            planned.append(int(line.split("=", 1)[1]))
+        elif line.startswith("bouncelab: cells "):
             kv = dict(KV_RE.findall(line[len("bouncelab: cells "):]))
             plans.append(([p for p in kv.get("policies", "").split(",") if p],
                            [d for d in kv.get("drivers", "").split(",") if d],
@@ -112,7 +118,67 @@ def parse_guest(lines):
             obs.append(dict(KV_RE.findall(line[len("bouncelab: result "):])))
         else:
             ktap.append(line)
-    return plans, obs, ktap
+    return plans, obs, checks, planned, ktap
+
+
+# The invariants a plan reports facts for, one line each
+#   bouncelab: check id=ID KEY=VALUE... [-- LABEL]   (lib.sh's check)
+# ID: (test name, what must hold, when it is skipped and why). Names take
+# {KEY} and {label}; rules are Python expressions over the facts (numbers
+# as ints) and rows(DRIVER), the number of DRIVER's rows in expected.tsv.
+# A fact a rule needs and the guest did not report fails the check.
+CHECKS = {
+    "io-tlb-restored": ("io_tlb_used restored after {label}",
+                        "used_after == used_before", "built == 0", "not built"),
+    "knob-selects": ("knob selects {policy}", "read == policy", None, None),
+    "knob-rejects": ("knob rejects {label}", "accepted == 0 and changed == 0", None, None),
+    "knob-accepts": ("knob accepts a valid name", "read == wrote", None, None),
+    "knob-race": ("knob survives racing writers with mappings live",
+                  "driver_status == 0 and garbage_accepted == 0 and active_marks == 1"
+                  " and used_after == used_before", None, None),
+    "life-cycle": ("{module} loads, runs and unloads {times} times",
+                   "loads == times and results == ok == times * rows(driver)"
+                   " and drifted == 0", None, None),
+    "kmemleak": ("kmemleak finds no leak after the life cycles", "unreferenced == 0",
+                 "present == 0", "no kmemleak in this kernel (make test-debug)"),
+    "no-warnings": ("no kernel warnings during the {plan} plan", "warnings == 0", None, None),
+    "pool-dry": ("{module} runs the pool dry under {policy}",
+                 "observed == 'ok' and mapped == remapped == free"
+                 " and used_after == used_before", None, None),
+    "module-results": ("{module} under {policy}", "results > 0 and ok == results", None, None),
+    "no-pool": ("s0 disk does not bounce", "nslabs == 0", None, None),
+}
+
+
+def judge_checks(expected, checks, planned):
+    """The KTAP group judging a boot's checks against CHECKS, or None."""
+    if not checks and not planned:
+        return None
+    env = {"__builtins__": {}, "rows": lambda d: sum(1 for _, rd in expected.rows if rd == d)}
+    tests = []
+    for facts, label in checks:
+        facts = {k: int(v) if re.fullmatch(r"-?[0-9]+", v) else v for k, v in facts.items()}
+        diag = " ".join(f"{k}={v}" for k, v in facts.items() if k != "id")
+        diags = [diag + (f" ({label})" if label else "")]
+        rule = CHECKS.get(facts.get("id"))
+        if rule is None:
+            tests.append(("not ok", f"check {facts.get('id')}", diags + ["no such check in judge.py"]))
+            continue
+        title, must, skip_when, why = rule
+        try:
+            name = title.format(label=label, **facts)
+            if skip_when and eval(skip_when, env, facts):
+                tests.append(("ok", f"{name} # SKIP {why}", diags))
+                continue
+            holds = eval(must, env, facts)
+        except (KeyError, NameError) as e:
+            tests.append(("not ok", title.split(" {")[0], diags + [f"fact missing: {e}"]))
+            continue
+        tests.append(("ok" if holds else "not ok", name, diags if holds else diags + [f"must hold: {must}"]))
+    if planned and sum(planned) != len(checks):
+        tests.append(("not ok", "every planned check reported",
+                      [f"planned {sum(planned)}, reported {len(checks)}"]))
+    return ("checks", tests)
 
 
 def judge_cells(expected, plans, observations):
@@ -338,8 +404,11 @@ def judge_boot(name, logdir, expected, fatal):
         if qemu:
             messages += ["---- QEMU said: ----"] + qemu[-20:]
         failed += 1
-    plans, observations, ktap = parse_guest(guest_lines)
+    plans, observations, checked, planned, ktap = parse_guest(guest_lines)
     groups, cells = judge_cells(expected, plans, observations)
+    group = judge_checks(expected, checked, planned)
+    if group:
+        groups.append(group)
     guest = guest_ktap(ktap)
     body, announced, seen_header, count = guest
     checks = []

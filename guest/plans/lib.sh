@@ -1,45 +1,35 @@
 # Helpers shared by the guest plans (sourced, not run: not executable).
 # What a plan writes (guest/plans/README): observations, judged on the host
-# against tests/expected.tsv, and KTAP for the checks a plan can decide by
-# itself.
+# against tests/expected.tsv; the facts behind invariants (io_tlb_used came
+# back, the knob refused garbage), judged on the host by tests/judge.py's
+# CHECKS; and the KUnit suites' KTAP.
 KNOB=/sys/kernel/debug/swiotlb/policy
 USED=/sys/kernel/debug/swiotlb/io_tlb_used
 EXPECTED=/expected.tsv
-n=0 indent='' sub_failed=0
+n=0
 
 # result ok|"not ok" NAME [DIAG...]: one KTAP test, numbered in the
-# document (or subtest) being written.
+# document: only where a KUnit suite's own KTAP should have been (its
+# module would not load).
 result() {
 	n=$((n + 1))
 	res=$1 name=$2
 	shift 2
-	for d in "$@"; do echo "$indent# $name: $d"; done
-	echo "$indent$res $n $name"
-	[ "$res" = ok ] || sub_failed=1
-}
-
-# subtest NAME ... end_subtest: the results in between form one test NAME
-# of the document, failed if any of them failed (one level deep).
-subtest() {
-	sub_name=$1 outer_n=$n n=0 sub_failed=0 indent='    '
-	echo "    KTAP version 1"
-	echo "    # Subtest: $sub_name"
-}
-end_subtest() {
-	echo "    1..$n"
-	indent='' n=$outer_n
-	if [ $sub_failed -eq 0 ]; then
-		result ok "$sub_name"
-	else
-		result "not ok" "$sub_name"
-	fi
-	sub_failed=0
+	for d in "$@"; do echo "# $name: $d"; done
+	echo "$res $n $name"
 }
 
 # observe KEY=VALUE...: one observation for the host's judge: a scenario's
 # result line (scenario=, driver=, observed=, counts) plus the policy it
 # ran under (policy= first, so that the line reads as a table cell).
 observe() { echo "bouncelab: result $*"; }
+
+# check ID KEY=VALUE... [-- LABEL]: the facts behind one invariant, ID of
+# tests/judge.py's CHECKS, which decides whether it holds (values without
+# spaces; LABEL, free text, names the test).  checks_planned N: this plan
+# reports N checks, so a missing one fails.
+check() { echo "bouncelab: check id=$*"; }
+checks_planned() { echo "bouncelab: checks planned=$1"; }
 
 # plan_cells POLICIES DRIVERS [ROUNDS]: tell the judge which cells of
 # expected.tsv this boot will observe (every row of those drivers, under
