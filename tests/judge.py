@@ -328,12 +328,12 @@ def harmless(console):
     return excused, [k.format(n=n) for k, n in notes.items()]
 
 
-def boot_problem(name, console, rc, fatal, logdir):
-    """Why a boot that did not announce a crash failed, or None."""
+def boot_problem(name, console, rc, fatal, logdir, excused=frozenset()):
+    """Why a boot that did not announce a crash failed, or None; the
+    console lines in EXCUSED (harmless()) do not count."""
     path = os.path.join(logdir, "console.log")
     tail = ([f"---- last 40 lines of {path} ----"] +
             (console[-40:] if console else ["(no console output)"]))
-    excused, _ = harmless(console)
     hits = [i for i, line in enumerate(console)
             if re.search(fatal, line) and i not in excused]
     if hits:
@@ -396,8 +396,9 @@ def judge_boot(name, logdir, expected, fatal):
         doc = crash_ktap(name, expect, console, fatal, guest_lines)
         write(os.path.join(logdir, "ktap.log"), doc)
         return messages, [], 0
-    messages += harmless(console)[1]
-    problem = boot_problem(name, console, rc, fatal, logdir)
+    excused, notes = harmless(console)
+    messages += notes
+    problem = boot_problem(name, console, rc, fatal, logdir, excused)
     if problem:
         messages += problem
         qemu = read_lines(os.path.join(logdir, "qemu.out")) or []
