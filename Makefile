@@ -33,7 +33,9 @@ RUSTDRV := $(OUT)/rust-driver
 RUN := tests/run.sh $(BZIMAGE) $(OUT)/initramfs.cpio $(OUT)/disk.img $(LOGS) $(SRC)
 
 # The guest boots of `make test`, ";"-separated NAME:KERNEL-ARGS (tests/run.sh;
-# the plans are in guest/plans): the policy matrix, reliability, a small pool
+# the plans are in guest/plans): the policy matrix and the real drivers (the
+# two longest first: without the timings of an earlier run, as on a fresh
+# machine, run.sh starts the boots in this order), reliability, a small pool
 # run dry, DMA_NONE in each of map, sync_for_cpu, sync_for_device, unmap
 # (each crashes its guest, as it should), S0 and the Rust template driver.
 # S0: sg's pages without swiotlb.  run-qemu.sh forces a pool for every boot;
@@ -45,25 +47,33 @@ BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncel
 # guest/run-qemu.sh).
 DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers
 DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img)
-BOOTS ?= matrix:;reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template$(DRIVERS_BOOT)
+BOOTS ?= matrix:$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
 # would be), checkpatch --strict on every patch of the series, and the
 # exhaustive user-space check of swiotlb's merge code to MERGE_DEPTH.
 # Each runs again only when its inputs changed since it last passed
-# (tests/cached.sh; CHECKS_CACHE=off runs them all).
+# (tests/cached.sh; CHECKS_CACHE=off runs them all).  The two that need only
+# the patched source (SRC_CHECKS) also start, at the lowest priority, as
+# soon as the series is applied in make test and make demo: the kernel
+# build leaves a core idle now and then (its Rust and link steps run one at
+# a time), and what they finish there the boots need not share their cores
+# with.  The lock makes the later run wait for the early one.
 MERGE_DEPTH ?= 5
 HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/merge-check.ktap
-HOST_CHECKS := mkdir -p $(LOGS) && \
-	{ tests/cached.sh $(LOGS)/compile-fail.ktap $(BUILD)/.built-key rust-driver/compile-fail -- \
-		rust-driver/compile-fail/run.sh $(SRC) $(BUILD) 2>$(LOGS)/compile-fail.err || true; } && \
-	{ tests/cached.sh $(LOGS)/merge-check.ktap tests/merge-check.sh $(SRC)/kernel/dma \
+SRC_CHECKS := mkdir -p $(LOGS) && flock $(LOGS)/.src-checks.lock sh -c \
+	"{ tests/cached.sh $(LOGS)/merge-check.ktap tests/merge-check.sh $(SRC)/kernel/dma \
 		$(SRC)/tools/testing/swiotlb -- \
 		tests/merge-check.sh $(SRC) $(OUT)/merge-check $(MERGE_DEPTH) || true; } && \
 	{ tests/cached.sh $(LOGS)/checkpatch.ktap tests/checkpatch.sh c-patches $(SRC)/scripts/checkpatch.pl \
 		$(SRC)/scripts/spelling.txt -- \
-		tests/checkpatch.sh $(SRC) c-patches || true; }
+		tests/checkpatch.sh $(SRC) c-patches || true; }"
+HOST_CHECKS := mkdir -p $(LOGS) && \
+	{ tests/cached.sh $(LOGS)/compile-fail.ktap $(BUILD)/.built-key rust-driver/compile-fail -- \
+		rust-driver/compile-fail/run.sh $(SRC) $(BUILD) 2>$(LOGS)/compile-fail.err || true; } && \
+	$(SRC_CHECKS)
+test demo: export EARLY_CHECKS := 1
 
 # $(call logged,LOG,WHAT,COMMAND): run COMMAND with its output in LOG; on
 # failure show the log's tail and say where the whole log is.
@@ -161,6 +171,8 @@ built_key = { cat $(SRC).stamp; git -C $(SRC) diff HEAD --stat; cat $(BUILD)/.co
 
 _kernel:
 	@c-patches/apply.sh $(SRC) c-patches
+	@[ -z "$(EARLY_CHECKS)" ] || { mkdir -p $(LOGS); \
+		nice -n 19 sh -c '$(SRC_CHECKS)' </dev/null >$(LOGS)/src-checks-early.log 2>&1 & }
 	@key=$$({ cat $(SRC).stamp $(FRAGMENTS); echo $(FRAGMENTS); } | sha1sum); \
 	if [ "$$key" != "$$(cat $(BUILD)/.config-key 2>/dev/null)" ]; then \
 		kconfig-fragments/configure.sh $(SRC) $(BUILD) $(FRAGMENTS) && \
