@@ -33,14 +33,22 @@ fi
 
 src=$1 build=$2
 shift 2
-tmp=$build.new-config
-rm -rf "$tmp"
+# An existing build directory gets the new .config only if it changed (see
+# above).  A new one is configured in place, ending with syncconfig (what
+# olddefconfig does, plus the files the build reads), which saves the
+# build a Kconfig run of its own.
+if [ -e "$build/.config" ]; then
+	tmp=$build.new-config final=olddefconfig
+	rm -rf "$tmp"
+else
+	tmp=$build final=syncconfig
+fi
 mkdir -p "$tmp" "$build"
 # tinyconfig, with one Kconfig run fewer: make tinyconfig is allnoconfig
 # seeded with tiny-base.config, then a second run merging tiny.config; here
 # tiny.config is merged with the fragments instead, and the one
-# olddefconfig below gives the same .config.  (With the Rust toolchain
-# probes each Kconfig run costs about 12 s.)
+# olddefconfig (or syncconfig) below gives the same .config.  (With the
+# Rust toolchain probes each Kconfig run costs about 12 s.)
 # shellcheck disable=SC2086 # KMAKE_FLAGS is a list of make variables
 KCONFIG_ALLCONFIG=kernel/configs/tiny-base.config \
 	make -s -C "$src" O="$tmp" $KMAKE_FLAGS allnoconfig >"$tmp.log" 2>&1 ||
@@ -49,9 +57,14 @@ KCONFIG_ALLCONFIG=kernel/configs/tiny-base.config \
 	"$src/kernel/configs/tiny.config" "$src/arch/x86/configs/tiny.config" "$@" \
 	>>"$tmp.log" 2>&1 || { cat "$tmp.log" >&2; exit 1; }
 # shellcheck disable=SC2086
-make -s -C "$src" O="$tmp" $KMAKE_FLAGS olddefconfig >>"$tmp.log" 2>&1 ||
+make -s -C "$src" O="$tmp" $KMAKE_FLAGS $final >>"$tmp.log" 2>&1 ||
 	{ cat "$tmp.log" >&2; exit 1; }
 check "$tmp/.config" "$@"
+if [ "$tmp" = "$build" ]; then
+	echo "kernel config written: $build/.config"
+	rm -f "$tmp.log"
+	exit 0
+fi
 if cmp -s "$tmp/.config" "$build/.config"; then
 	echo "kernel config unchanged"
 else
