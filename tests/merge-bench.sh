@@ -21,8 +21,17 @@ not). poll: the device wrote the whole buffer, then sync_for_cpu and
 sync_for_device (FROM_DEVICE); rearm: the CPU scrubs a quarter in between;
 map+unmap: FROM_DEVICE, the device writes in between. cold: the bounce
 buffer flushed from the caches after the device write, as a DMA write
-leaves it. 6.1's copies use the C library's memcpy() here (AVX), the
-kernel's are \`rep movs\`: the ratios are upper bounds for the hot rows.
+leaves it. 6.1's copies are \`rep movsb\`, the kernel's memcpy() on x86-64
+CPUs with ERMS (as this one); the merge code is built with the kernel's
+x86 flags (no SSE or AVX).
+
+The second table takes the hot poll cycle apart: each pass alone over the
+buffer, 6.1's whole cycle (one copy) against the two passes \`transparent\`
+cannot do without: the compare with which sync_for_device finds what the
+CPU wrote, and the fingerprints with which sync_for_cpu finds what the
+device wrote. The two run in different calls, so they cannot be fused:
+their sum over the copy is the ratio the hot cycle would have with no
+bookkeeping at all.
 
 EOT
 "$out/merge_bench" -r "$rounds" -n 201
