@@ -9,9 +9,7 @@ OUT := $(CACHE)/out
 LOGS := $(OUT)/logs
 TREE ?= $(CACHE)/tree
 LOCK ?= $(CACHE)/kbuild.lock
-# One kernel make job more than CPUs, so that a job waiting on its archive
-# or link step does not leave a CPU idle.
-JOBS ?= $(shell echo $$(($$(nproc) + 1)))
+JOBS ?= $(shell nproc)
 
 # Debian's toolchain, pinned on every kernel make call: a rustup toolchain
 # earlier on PATH would make Kconfig silently drop CONFIG_RUST.
