@@ -585,6 +585,45 @@ def show(cell):
     return f"{cell['observed']}{mark}{count}"
 
 
+# What swiotlb reserves per slot, measured from the kernel's own "Memory:
+# ... reserved" line of boots that differ only in the pool's size
+# (swiotlb=N slots, the last swiotlb= on the command line wins; noforce:
+# no pool). 6.1's struct io_tlb_slot is 24 bytes (its source).
+SLOT_BYTES, UPSTREAM_SLOT_META = 2048, 24
+
+
+def pool_memory(logdir, names):
+    boots = {}
+    for name in names:
+        lines = read_lines(os.path.join(logdir, name, "console.log")) or []
+        cmd = next((ln for ln in lines if "Kernel command line:" in ln), "")
+        mem = next((re.search(r"Memory: .* (\d+)K reserved", ln) for ln in lines
+                    if "Memory: " in ln and "reserved" in ln), None)
+        sizes = re.findall(r"\bswiotlb=([^ ]+)", cmd)
+        if not mem or not sizes:
+            continue
+        arg = sizes[-1].split(",")[0]
+        slots = 0 if arg == "noforce" else int(arg) if arg.isdigit() else None
+        if slots is not None:
+            boots.setdefault(slots, (name, int(mem.group(1)) * 1024))
+    if 0 not in boots or len(boots) < 2:
+        return None
+    base_name, base = boots.pop(0)
+    out = ["## Memory of the bounce pool (measured)\n",
+           f"What the kernel reports reserved at boot, against the boot without a pool "
+           f"(`{base_name}`). swiotlb reserves it all at boot, and nothing in the merge "
+           f"allocates, so no workload adds to it (read at boot, not under load).\n",
+           "| boot | slots | reserved beyond no pool | per slot | metadata per slot "
+           "| beyond 6.1's per MiB of pool |", "|---|---|---|---|---|---|"]
+    for slots, (name, reserved) in sorted(boots.items()):
+        per = (reserved - base) / slots
+        meta = per - SLOT_BYTES
+        extra = (meta - UPSTREAM_SLOT_META) * (1 << 20) / SLOT_BYTES / 1024
+        out.append(f"| {name} | {slots} | {(reserved - base) / 1024:.0f} KiB | {per:.0f} B "
+                   f"| {meta:.0f} B | {extra:.0f} KiB ({100 * extra / 1024:.1f}%) |")
+    return "\n".join(out) + "\n"
+
+
 def write_report(logdir, expected, md, version_file, quiet=False):
     cells_list = []
     # The boots of the last run (older boots' cells may still lie around).
@@ -645,6 +684,9 @@ def write_report(logdir, expected, md, version_file, quiet=False):
         for r in fix_rows:
             f.write("| " + " | ".join(r) + " |\n")
         f.write(f"\n{TWO_FIXES}\n")
+        memory = pool_memory(logdir, read_lines(os.path.join(logdir, "last-run")) or [])
+        if memory:
+            f.write("\n" + memory)
         f.write("\n## Legend\n\n")
         for entry in expected.legend:
             f.write(f"- {entry}\n")
@@ -870,12 +912,13 @@ def cmd_bench(args):
     md.append("\n".join(rx) + "\n")
     md.append("### Memory\n\n`transparent` keeps its state in `struct io_tlb_slot`, one per "
               "2 KiB slot, allocated with the pool (a fixed cost, nothing taken lazily; computed "
-              "from the source of 0001, not measured at run time): 6.1 has 24 bytes "
-              "(orig_addr, alloc_size, list); 0001 adds map_lo/map_hi (2+2), merge (1) and one "
-              "64-bit fingerprint per 64-byte line (`u64 fp[32]`, 256), padded to 288 bytes: "
-              "+264 bytes per 2048-byte slot = 12.9% of the pool (4.1 MiB for the 32 MiB pool "
-              "of `swiotlb=16384`). Target <= 1/8: missed by 0.4 points; 32-bit fingerprints "
-              "would meet it at 6.6% but make a collision 2^32 times likelier "
+              "here from the source of 0001; `make test`'s report.md measures the same from "
+              "the kernel's count of reserved memory in boots with different pools): 6.1 has "
+              "24 bytes (orig_addr, alloc_size, list); 0001 adds map_lo/map_hi (2+2), merge "
+              "(1) and one 64-bit fingerprint per 64-byte line (`u64 fp[32]`, 256), padded to "
+              "288 bytes: +264 bytes per 2048-byte slot = 12.9% of the pool (4.1 MiB for the "
+              "32 MiB pool of `swiotlb=16384`). Target <= 1/8: missed by 0.4 points; 32-bit "
+              "fingerprints would meet it at 6.6% but make a collision 2^32 times likelier "
               "(docs/transparent.md).\n")
     md.append("### Packets per second\n\nNot measured: edu completes each DMA after a fixed "
               "100 ms (virtual) timer, so packets per second of the C poller and the Rust driver "
