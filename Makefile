@@ -62,7 +62,7 @@ export BOOTS
 # with.  The lock makes the later run wait for the early one.
 MERGE_DEPTH ?= 5
 HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/merge-check.ktap
-SRC_CHECKS := mkdir -p $(LOGS) && flock $(LOGS)/.src-checks.lock sh -c \
+SRC_CHECKS := flock $(LOGS)/.src-checks.lock sh -c \
 	"{ tests/cached.sh $(LOGS)/merge-check.ktap tests/merge-check.sh $(SRC)/kernel/dma \
 		$(SRC)/tools/testing/swiotlb -- \
 		tests/merge-check.sh $(SRC) $(OUT)/merge-check $(MERGE_DEPTH) || true; } && \
