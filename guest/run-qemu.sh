@@ -58,18 +58,28 @@ case " $* " in
 		hub=$((hub + 1))
 	done ;;
 esac
+# bouncelab.smp=2: two vCPUs, each on a host thread of its own (QEMU's
+# multi-threaded TCG, which -icount excludes: this boot runs in real time).
+# Two sockets: without ACPI the guest finds its CPUs in SeaBIOS's MP table,
+# which lists one per socket.
+smp=
+case " $* " in
+*" bouncelab.smp=2 "*) smp="-smp cpus=2,sockets=2" ;;
+esac
 mkdir -p "$logdir"
 rm -f "$logdir/console.log" "$logdir/guest.log"
 accel=${QEMU_ACCEL:-tcg}
+[ -z "$smp" ] || [ "$accel" != tcg ] || accel=tcg,thread=multi
 console=file:$logdir/console.log fg=
 # On a terminal QEMU must stay in the foreground process group.
 [ "${QEMU_CONSOLE:-}" = stdio ] && console=mon:stdio fg=--foreground
 [ "$accel" = tcg ] && icount=${QEMU_ICOUNT-shift=auto,sleep=off} || icount=
+[ -z "$smp" ] || icount=
 # shellcheck disable=SC2086 # $extra is a list of QEMU arguments
 exec timeout $fg --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	qemu-system-x86_64 \
 	-accel "$accel" ${icount:+-icount "$icount"} -cpu "${QEMU_CPU:-qemu64}" \
-	-m "${QEMU_MEM:-256}" -nodefaults -display none -no-reboot \
+	-m "${QEMU_MEM:-256}" $smp -nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 swiotlb=16384,force oops=panic panic=-1 $*" \
 	-serial "$console" -serial "file:$logdir/guest.log" \

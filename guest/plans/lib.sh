@@ -39,6 +39,13 @@ plan_cells() { echo "bouncelab: cells policies=$(echo $1 | tr ' ' ,) drivers=$(e
 # rows DRIVER: the scenarios of that driver's rows in expected.tsv.
 rows() { awk -F'\t' -v d="$1" '!/^#/ && NF > 2 && $2 == d { print $1 }' "$EXPECTED"; }
 
+# expected POLICY DRIVER SCENARIO: the outcome expected.tsv gives that cell.
+expected() {
+	awk -F'\t' -v p="$1" -v d="$2" -v s="$3" '
+		/^# scenario\t/ { for (i = 3; i <= NF; i++) col[$i] = i }
+		!/^#/ && $1 == s && $2 == d { print $col[p] }' "$EXPECTED"
+}
+
 active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$KNOB"; }
 
 # policy_list: the policies to run: bouncelab.policies=a,b, or every one the
@@ -79,16 +86,18 @@ marker_disk() {
 # field NAME LINE: the value of NAME=value in a result line.
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
-# settled_used: io_tlb_used once it stops moving. A scenario before may
-# leave I/O in flight (the leak hunt kills its flooder mid-SG_IO; sg
-# completes that request after the process is gone, holding its slots).
+# settled_used: io_tlb_used once it has not moved for three readings 0.3 s
+# apart (20 s at most). A scenario before may leave I/O in flight (the
+# leak hunt kills its flooder mid-SG_IO; sg completes that request after
+# the process is gone, holding its slots), and with SMP's tree RCU the
+# release can wait more than one short pause.
 settled_used() {
-	prev='' i=0 cur=''
-	while [ $i -lt 50 ]; do
+	prev='' i=0 cur='' same=0
+	while [ $i -lt 60 ] && [ $same -lt 3 ]; do
 		cur=$(cat "$USED")
-		[ "$cur" = "$prev" ] && break
+		if [ "$cur" = "$prev" ]; then same=$((same + 1)); else same=0; fi
 		prev=$cur i=$((i + 1))
-		sleep 0.2
+		sleep 0.3
 	done
 	echo "$cur"
 }

@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Build swiotlb's transparent bounce core in user space (tools/testing/
+# swiotlb of the patched tree) and run wb_check, its exhaustive check
+# against R (the write-back-cache reference), coherent memory M and 6.1's
+# copies, as KTAP: every sequence of up to DEPTH operations on a 2-line
+# and (DEPTH 4 at most) a 3-line mapping, line-aligned and starting
+# inside a line, then device writes landing inside every call (-i).
+# Then each deliberately wrong variant must FAIL the count it targets, or
+# the oracle could not fail: ok means it failed.
+#
+# usage: wb-check.sh SRC OUTDIR [DEPTH]	(DEPTH 4: about 30 s on two
+# cores; DEPTH 5: the 2-line runs take about 80 s each)
+set -eu
+src=$1 out=$2 depth=${3:-4}
+mkdir -p "$out"
+out=$(realpath "$out")
+make -s -C "$src/tools/testing/swiotlb" OUTPUT="$out" >"$out/build.log" 2>&1 ||
+	{ sed 's/^/# /' "$out/build.log"; echo "error: wb_check build failed" >&2; exit 1; }
+check=$out/wb_check
+d3=$((depth < 4 ? depth : 4))
+
+set -- "-l 2 -d $depth" "-l 2 -d $depth -o 8" \
+	"-l 3 -d $d3" "-l 3 -d $d3 -o 8" \
+	"-i -l 2 -d 3" "-i -l 2 -d 3 -o 8"
+# The wrong variants: arguments, then the count that must be non-zero.
+variants="m:-v m -l 2 -d 3:regress_other
+tworead:-v tworead -i -l 2 -d 2:regress_other
+norecover:-v norecover -i -m FROM -w -d 5:recover_div
+upstream:-v upstream -l 2 -d 3:r_div"
+
+# Two at a time: one per core.
+i=0
+for args in "$@"; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086 # args are words
+	$check $args >"$out/case$i.log" 2>&1 &
+	[ $((i % 2)) -eq 1 ] || wait
+done
+echo "$variants" | while IFS=: read -r name args count; do
+	# shellcheck disable=SC2086
+	$check $args >"$out/variant-$name.log" 2>&1 || true
+done
+wait
+
+nvar=$(echo "$variants" | wc -l)
+echo "KTAP version 1"
+echo "1..$(($# + nvar))"
+i=0
+for args in "$@"; do
+	i=$((i + 1))
+	sed 's/^\([^#]\)/# \1/' "$out/case$i.log"
+	if grep -q ' r_div 0, recover_div 0, regress_other 0,.* guard 0,.* fp_collisions 0,' "$out/case$i.log"; then
+		echo "ok $i wb_check $args"
+	else
+		echo "not ok $i wb_check $args"
+	fi
+done
+echo "$variants" | while IFS=: read -r name args count; do
+	i=$((i + 1))
+	tail -n 1 "$out/variant-$name.log" | sed 's/^/# /'
+	n=$(tail -n 1 "$out/variant-$name.log" | sed -n "s/.* $count \([0-9]*\),.*/\1/p")
+	if [ "${n:-0}" -gt 0 ]; then
+		echo "ok $i wb_check -v $name fails $count ($n)"
+	else
+		echo "not ok $i wb_check -v $name fails $count"
+	fi
+done
