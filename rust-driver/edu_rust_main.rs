@@ -119,7 +119,7 @@ impl pci::Driver for EduRust {
         if CLAIMED.swap(true, Ordering::AcqRel) {
             return Err(EBUSY);
         }
-        let bound = Bound::new(dev).map_err(|e| {
+        let mut bound = Bound::new(dev).map_err(|e| {
             CLAIMED.store(false, Ordering::Release);
             e
         })?;
@@ -137,10 +137,11 @@ impl pci::Driver for EduRust {
     }
 }
 
-/// The device while bound. Fields drop in order: MMIO before disabling.
+/// The device while bound. `drop` quiesces the device before it releases
+/// any kept mapping; then the fields drop in order: MMIO before disabling.
 struct Bound {
     edu: Edu,
-    _enabled: pci::Enabled,
+    enabled: pci::Enabled,
 }
 
 impl Bound {
@@ -156,14 +157,35 @@ impl Bound {
                 mmio,
                 dev: dev.dma_device()?,
                 wedged: AtomicBool::new(false),
+                kept: Vec::new(),
             },
-            _enabled: enabled,
+            enabled,
         })
     }
 }
 
 impl Drop for Bound {
     fn drop(&mut self) {
+        if !self.edu.kept.is_empty() {
+            // A transfer never finished: edu may still use the addresses it
+            // holds. Bus mastering off first, then they can be unmapped.
+            let idle = self.enabled.quiesce();
+            let bytes: usize = self.edu.kept.iter().map(|k| k.len()).sum();
+            let n = self.edu.kept.len();
+            let mut released = 0;
+            for k in self.edu.kept.drain(..) {
+                if k.release(&idle).is_ok() {
+                    released += 1;
+                }
+            }
+            dev_info!(
+                self.edu.dev,
+                "bouncelab: wedge driver=rust bus mastering off, released {} of {} kept mappings ({} bytes)\n",
+                released,
+                n,
+                bytes
+            );
+        }
         CLAIMED.store(false, Ordering::Release);
     }
 }

@@ -1,7 +1,8 @@
 // ok: twin of use_after_unmap.rs
 //! Must compile: use after unmap (the correct way)
 //!
-//! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is gone.
+//! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is
+//! gone, and cannot be lent to the device.
 
 use kernel::dma::{Device, FromDevice, Mapping};
 use kernel::prelude::*;
