@@ -47,7 +47,7 @@ BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncel
 # guest/run-qemu.sh).
 DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers
 DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img)
-BOOTS ?= matrix:$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template
+BOOTS ?= matrix:$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module

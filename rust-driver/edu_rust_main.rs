@@ -34,12 +34,13 @@ mod packet;
 mod ring;
 mod scenarios;
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use edu::{Edu, DMA_MASK};
 use kernel::prelude::*;
 use kernel::{
     dev_info,
-    dma::{self, FromDevice, Mapping},
+    devres::Devres,
+    dma::{self, DeviceOwned, FromDevice, Mapping},
     error::code::*,
     pci,
 };
@@ -61,6 +62,9 @@ extern "C" {
     /// Module parameter `exhaust`: map until swiotlb is full instead of the
     /// scenarios.
     static edu_rust_exhaust: bool;
+    /// Module parameter `revoke`: keep device-tied resources past unbind
+    /// instead of the scenarios.
+    static edu_rust_revoke: bool;
 }
 
 /// The value of the `packets` module parameter.
@@ -74,6 +78,75 @@ pub(crate) fn s5_packets() -> u32 {
 fn exhaust() -> bool {
     // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
     unsafe { edu_rust_exhaust }
+}
+
+/// The value of the `revoke` module parameter.
+fn revoke() -> bool {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_revoke }
+}
+
+/// What the revocation test keeps past the unbind (`revoke=1`), in a
+/// static instead of the driver's data: a handle a buggy driver forgot.
+struct PastUnbind {
+    /// A mapping tied to the binding: unmapped when the device is unbound
+    /// (after `remove` disabled the device), refused afterwards.
+    map: Devres<Mapping<FromDevice, DeviceOwned>>,
+    /// A resource one of whose guards was forgotten: the unbind must
+    /// complete anyway (the resource is leaked instead).
+    stuck: Devres<Vec<u8>>,
+}
+
+/// The kept `Vec<PastUnbind>` (one element): its pointer and capacity.
+static PAST_UNBIND: AtomicPtr<PastUnbind> = AtomicPtr::new(core::ptr::null_mut());
+static PAST_UNBIND_CAP: AtomicUsize = AtomicUsize::new(0);
+
+/// Keeps a mapping and a stuck resource of `dev` past its unbind.
+fn keep_past_unbind(dev: &dma::Device) -> Result {
+    let map = Devres::new(dev, Mapping::<FromDevice, _>::map(dev, zeroed(256)?)?)?;
+    let stuck = Devres::new(dev, zeroed(64)?)?;
+    // A guard that is never dropped: safe code can do it.
+    core::mem::forget(stuck.try_access());
+    if !PAST_UNBIND.load(Ordering::Acquire).is_null() {
+        return Err(EBUSY);
+    }
+    let mut kept = Vec::new();
+    kept.try_push(PastUnbind { map, stuck })?;
+    let mut kept = core::mem::ManuallyDrop::new(kept);
+    PAST_UNBIND_CAP.store(kept.capacity(), Ordering::Relaxed);
+    PAST_UNBIND.store(kept.as_mut_ptr(), Ordering::Release);
+    dev_info!(
+        dev,
+        "bouncelab: revoke driver=rust keeping a mapping and a stuck guard past unbind\n"
+    );
+    Ok(())
+}
+
+/// At module exit, with every device unbound: the kept mapping must be
+/// refused. Prints the result line the `revoke` plan reads.
+fn check_past_unbind() {
+    let ptr = PAST_UNBIND.swap(core::ptr::null_mut(), Ordering::AcqRel);
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: the parts of the one-element `Vec` of `keep_past_unbind`
+    // (its capacity stored before the pointer was published), taken out of
+    // the static exactly once, by this swap.
+    let kept = unsafe { Vec::from_raw_parts(ptr, 1, PAST_UNBIND_CAP.load(Ordering::Relaxed)) };
+    let refused = kept[0].map.try_access().is_none();
+    let stuck_refused = kept[0].stuck.try_access().is_none();
+    pr_info!(
+        "bouncelab: result driver=rust scenario=revoke observed={} refused={} stuck_refused={}\n",
+        if refused && stuck_refused {
+            "ok"
+        } else {
+            "ACCESS"
+        },
+        u8::from(refused),
+        u8::from(stuck_refused)
+    );
+    // The mapping was unmapped at unbind; the stuck resource stays leaked.
+    drop(kept);
 }
 
 /// One swiotlb slot per buffer, so the count is the pool's free slots.
@@ -97,14 +170,22 @@ fn exhaust_once(dev: &dma::Device) -> Result<usize> {
 static CLAIMED: AtomicBool = AtomicBool::new(false);
 
 struct EduRustModule {
-    _reg: pci::Registration<EduRust>,
+    reg: Option<pci::Registration<EduRust>>,
 }
 
 impl kernel::Module for EduRustModule {
     fn init(module: &'static ThisModule) -> Result<Self> {
         Ok(Self {
-            _reg: pci::Registration::new(module)?,
+            reg: Some(pci::Registration::new(module)?),
         })
+    }
+}
+
+impl Drop for EduRustModule {
+    fn drop(&mut self) {
+        // Unregister first: every device is unbound after this.
+        drop(self.reg.take());
+        check_past_unbind();
     }
 }
 
@@ -123,6 +204,10 @@ impl pci::Driver for EduRust {
             CLAIMED.store(false, Ordering::Release);
             e
         })?;
+        if revoke() {
+            keep_past_unbind(&bound.edu.dev)?;
+            return Ok(bound);
+        }
         // Run at probe time, so that insmod returns with every result printed.
         if exhaust() {
             bound.edu.run_exhaustion();

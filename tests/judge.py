@@ -147,6 +147,9 @@ CHECKS = {
                  " and used_after == used_before", None, None),
     "module-results": ("{module} under {policy}", "results > 0 and ok == results", None, None),
     "no-pool": ("s0 disk does not bounce", "nslabs == 0", None, None),
+    "revoke-past-unbind": ("a mapping kept past unbind is refused, unmapped, and the unbind completes",
+                           "unbound == 1 and 0 <= unbind_ms < 10000 and observed == 'ok'"
+                           " and refused == 1 and used_after == used_before", None, None),
 }
 
 
