@@ -102,7 +102,7 @@ static PAST_UNBIND: AtomicPtr<PastUnbind> = AtomicPtr::new(core::ptr::null_mut()
 static PAST_UNBIND_CAP: AtomicUsize = AtomicUsize::new(0);
 
 /// Keeps a mapping and a stuck resource of `dev` past its unbind.
-fn keep_past_unbind(dev: &dma::Device) -> Result {
+fn keep_past_unbind(dev: &dma::Bound<'_>) -> Result {
     let map = Devres::new(dev, Mapping::<FromDevice, _>::map(dev, zeroed(256)?)?)?;
     let stuck = Devres::new(dev, zeroed(64)?)?;
     // A guard that is never dropped: safe code can do it.
@@ -116,7 +116,7 @@ fn keep_past_unbind(dev: &dma::Device) -> Result {
     PAST_UNBIND_CAP.store(kept.capacity(), Ordering::Relaxed);
     PAST_UNBIND.store(kept.as_mut_ptr(), Ordering::Release);
     dev_info!(
-        dev,
+        dev.device(),
         "bouncelab: revoke driver=rust keeping a mapping and a stuck guard past unbind\n"
     );
     Ok(())
@@ -156,7 +156,7 @@ const EXH_MAX: usize = 16384;
 
 /// Maps `FromDevice` buffers until the DMA layer returns `Err`; all are
 /// unmapped again (dropped) on return. Returns how many were mapped.
-fn exhaust_once(dev: &dma::Device) -> Result<usize> {
+fn exhaust_once(dev: &dma::Bound<'_>) -> Result<usize> {
     let mut maps = Vec::new();
     while maps.len() < EXH_MAX {
         match Mapping::<FromDevice, _>::map(dev, zeroed(EXH_BUF_SIZE)?) {
@@ -196,27 +196,27 @@ impl pci::Driver for EduRust {
     const NAME: &'static [u8] = b"edu_rust\0";
     const IDS: &'static [(u16, u16)] = &[(0x1234, 0x11e8)];
 
-    fn probe(dev: &pci::Device) -> Result<Bound> {
+    fn probe(dev: &pci::Device, bound_dev: &dma::Bound<'_>) -> Result<Bound> {
         if CLAIMED.swap(true, Ordering::AcqRel) {
             return Err(EBUSY);
         }
-        let mut bound = Bound::new(dev).map_err(|e| {
+        let mut bound = Bound::new(dev, bound_dev).map_err(|e| {
             CLAIMED.store(false, Ordering::Release);
             e
         })?;
         if revoke() {
-            keep_past_unbind(&bound.edu.dev)?;
+            keep_past_unbind(bound_dev)?;
             return Ok(bound);
         }
         // Run at probe time, so that insmod returns with every result printed.
         if exhaust() {
-            bound.edu.run_exhaustion();
+            bound.edu.run_exhaustion(bound_dev);
             return Ok(bound);
         }
         dev_info!(dev, "KTAP version 1\n");
         dev_info!(dev, "1..{}\n", SCENARIOS.len());
         for (i, sc) in SCENARIOS.iter().enumerate() {
-            bound.edu.run_scenario(sc, i + 1);
+            bound.edu.run_scenario(bound_dev, sc, i + 1);
         }
         Ok(bound)
     }
@@ -230,9 +230,9 @@ struct Bound {
 }
 
 impl Bound {
-    fn new(dev: &pci::Device) -> Result<Self> {
+    fn new(dev: &pci::Device, bound: &dma::Bound<'_>) -> Result<Self> {
         let enabled = dev.enable()?;
-        let mmio = dev.iomap_region(0, b"edu_rust\0")?;
+        let mmio = dev.iomap_region(bound, 0, b"edu_rust\0")?;
         // SAFETY: called in probe, before this driver maps anything; no other
         // driver maps for this device.
         unsafe { dev.dma_set_mask_and_coherent(DMA_MASK)? };
@@ -240,7 +240,7 @@ impl Bound {
         Ok(Self {
             edu: Edu {
                 mmio,
-                dev: dev.dma_device()?,
+                dev: bound.device().clone(),
                 wedged: AtomicBool::new(false),
                 kept: Vec::new(),
             },
@@ -278,9 +278,9 @@ impl Drop for Bound {
 impl Edu {
     /// A full pool must be a clean `Err`, and dropping the mappings must give
     /// every slot back, so the second round maps exactly as many again.
-    fn run_exhaustion(&self) {
-        let first = exhaust_once(&self.dev);
-        let second = exhaust_once(&self.dev);
+    fn run_exhaustion(&self, bound: &dma::Bound<'_>) {
+        let first = exhaust_once(bound);
+        let second = exhaust_once(bound);
         let count = |r: &Result<usize>| match r {
             Ok(n) => *n as i64,
             Err(e) => i64::from(e.to_errno()),

@@ -111,28 +111,29 @@ impl pci::Driver for Template {
     const NAME: &'static [u8] = b"edu_template\0";
     const IDS: &'static [(u16, u16)] = &[(0x1234, 0x11e8)];
 
-    fn probe(pdev: &pci::Device) -> Result<Bound> {
+    fn probe(pdev: &pci::Device, dev: &dma::Bound<'_>) -> Result<Bound> {
         if CLAIMED.swap(true, Ordering::AcqRel) {
             return Err(EBUSY);
         }
-        probe_claimed(pdev).map_err(|e| {
+        probe_claimed(pdev, dev).map_err(|e| {
             CLAIMED.store(false, Ordering::Release);
             e
         })
     }
 }
 
-fn probe_claimed(pdev: &pci::Device) -> Result<Bound> {
+/// `dev` is `pdev` for the DMA API, with the proof that the driver is bound:
+/// mappings and `Devres` need it.
+fn probe_claimed(pdev: &pci::Device, dev: &dma::Bound<'_>) -> Result<Bound> {
     let enabled = pdev.enable()?;
-    let mmio = pdev.iomap_region(0, b"edu_template\0")?;
+    let mmio = pdev.iomap_region(dev, 0, b"edu_template\0")?;
     // SAFETY: in probe, before this driver maps anything for the device.
     unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<28>())? };
     pdev.set_master();
-    let dev = pdev.dma_device()?;
 
     // Registers through a guard: `None` once the device was unbound.
     let regs = mmio.try_access().ok_or(ENODEV)?;
-    let differ = roundtrip(&dev, &regs)?;
+    let differ = roundtrip(dev, &regs)?;
     drop(regs);
     dev_info!(
         pdev,
@@ -144,12 +145,12 @@ fn probe_claimed(pdev: &pci::Device) -> Result<Bound> {
 
     // A buffer the device keeps until unbind, e.g. a receive ring: lent to
     // edu, its address programmed (never started here).
-    let rx = Mapping::<FromDevice, _>::map(&dev, pattern(0)?)?.lend();
+    let rx = Mapping::<FromDevice, _>::map(dev, pattern(0)?)?.lend();
     let regs = mmio.try_access().ok_or(ENODEV)?;
     regs.write_dma_dst(rx.dma_addr(), REG_DST)?;
     drop(regs);
     Ok(Bound {
-        rx: Devres::new(&dev, Some(rx))?,
+        rx: Devres::new(dev, Some(rx))?,
         _mmio: mmio,
         enabled,
     })
@@ -169,19 +170,19 @@ fn pattern(seed: u8) -> Result<Vec<u8>> {
 ///
 /// On an error the in-flight mapping is dropped: edu cannot abort a
 /// transfer, so it is leaked, never unmapped under it.
-fn roundtrip(dev: &dma::Device, mmio: &IoMem) -> Result<usize> {
+fn roundtrip(dev: &dma::Bound<'_>, mmio: &IoMem) -> Result<usize> {
     // The CPU fills the buffer before mapping it; the device then owns it,
     // and is given its address (lent).
     let tx = Mapping::<ToDevice, _>::map(dev, pattern(0x5a)?)?.lend();
     mmio.write_dma_src(tx.dma_addr(), REG_SRC)?;
     mmio.write64(EDU_BUF, REG_DST)?;
-    let done = transfer(dev, mmio, 0)?;
+    let done = transfer(dev.device(), mmio, 0)?;
     let sent = tx.complete(&done)?.unmap();
 
     let rx = Mapping::<FromDevice, _>::map(dev, pattern(0)?)?.lend();
     mmio.write64(EDU_BUF, REG_SRC)?;
     mmio.write_dma_dst(rx.dma_addr(), REG_DST)?;
-    let done = transfer(dev, mmio, CMD_TO_RAM)?;
+    let done = transfer(dev.device(), mmio, CMD_TO_RAM)?;
     // The CPU may read the buffer only once edu is done with it and it was
     // synced for the CPU.
     let rx = rx.complete(&done)?.sync_for_cpu();

@@ -13,8 +13,8 @@ use kernel::{
     delay::{ktime_get_ns, msleep},
     dev_info,
     dma::{
-        Bidirectional, CpuOwned, DeviceOwned, Direction, Idle, InFlight, Kept, Mapping, Owner,
-        Peek, ToDevice,
+        Bidirectional, Bound, CpuOwned, DeviceOwned, Direction, Idle, InFlight, Kept, Mapping,
+        Owner, Peek, ToDevice,
     },
     error::code::*,
 };
@@ -38,6 +38,8 @@ pub(crate) struct Slot {
 /// The state of one scenario run.
 pub(crate) struct Run<'a> {
     pub(crate) edu: &'a Edu,
+    /// The binding: mappings are made only while a driver is bound.
+    bound: &'a Bound<'a>,
     pub(crate) ring: Vec<Slot>,
     staging: Vec<u8>,
     pkt_len: fn(u32) -> u32,
@@ -80,9 +82,10 @@ pub(crate) fn zeroed(len: usize) -> Result<Vec<u8>> {
 }
 
 impl<'a> Run<'a> {
-    pub(crate) fn new(edu: &'a Edu, sc: &Scenario) -> Self {
+    pub(crate) fn new(edu: &'a Edu, bound: &'a Bound<'a>, sc: &Scenario) -> Self {
         Self {
             edu,
+            bound,
             ring: Vec::new(),
             staging: Vec::new(),
             pkt_len: sc.pkt_len,
@@ -118,7 +121,7 @@ impl<'a> Run<'a> {
         self.ring.try_reserve_exact(RING_SIZE)?;
         self.staging = zeroed(BATCH_MAX as usize * PKT_STRIDE)?;
         for _ in 0..RING_SIZE {
-            let buf = Mapping::<Bidirectional, _>::map(&self.edu.dev, zeroed(RX_BUF_SIZE)?)?;
+            let buf = Mapping::<Bidirectional, _>::map(self.bound, zeroed(RX_BUF_SIZE)?)?;
             self.ring.try_push(Slot {
                 buf: Some(buf),
                 delivered: false,
@@ -146,7 +149,7 @@ impl<'a> Run<'a> {
                 (self.pkt_len)(base + i),
             );
         }
-        let m = Mapping::<ToDevice, _>::map(&self.edu.dev, staging)?.lend();
+        let m = Mapping::<ToDevice, _>::map(self.bound, staging)?.lend();
         let idle = self
             .edu
             .program_from_ram(&m, EDU_BUF_ADDR, size)

@@ -11,6 +11,7 @@ use kernel::prelude::*;
 use kernel::{
     delay::{ktime_get_ms, ktime_get_ns},
     dev_info,
+    dma::Bound,
     error::code::*,
 };
 
@@ -157,9 +158,9 @@ fn run_s5(r: &mut Run<'_>) -> Result {
 
 impl Edu {
     /// Runs scenario `sc`, test number `nr`, on a fresh ring, and reports it.
-    pub(crate) fn run_scenario(&mut self, sc: &Scenario, nr: usize) {
+    pub(crate) fn run_scenario(&mut self, bound: &Bound<'_>, sc: &Scenario, nr: usize) {
         let start = ktime_get_ms();
-        let mut run = Run::new(self, sc);
+        let mut run = Run::new(self, bound, sc);
         let mut run_ns = 0;
         let ret = if self.is_wedged() {
             Err(EIO)

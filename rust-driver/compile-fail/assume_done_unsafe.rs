@@ -5,7 +5,7 @@
 //! done with the address: `assume_done()` is `unsafe`, and its caller must
 //! say why.
 
-use kernel::dma::{Device, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -16,7 +16,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
     mmio.write_dma_dst(f.dma_addr(), 0x88)?;
     let _ = done;

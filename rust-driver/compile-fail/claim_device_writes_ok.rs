@@ -5,7 +5,7 @@
 //! `DeviceWrites` cannot be implemented for `ToDevice` elsewhere, so a
 //! `ToDevice` address never becomes a destination.
 
-use kernel::dma::{Device, Idle, Mapping, ToDevice};
+use kernel::dma::{Bound, Idle, Mapping, ToDevice};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -16,7 +16,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let f = Mapping::<ToDevice, _>::map(dev, buf()?)?.lend();
     mmio.write_dma_src(f.dma_addr(), 0x80)?;
     Ok(f.complete(done)?.unmap()[0])

@@ -4,7 +4,7 @@
 //! `DmaAddr` is not `Copy`: writing it to a register consumes it; ask the in-
 //! flight mapping again for another register.
 
-use kernel::dma::{Device, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -15,7 +15,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
     mmio.write_dma_dst(f.dma_addr(), 0x80)?;
     mmio.write_dma_dst(f.dma_addr(), 0x88)?;

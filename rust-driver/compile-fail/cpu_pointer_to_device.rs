@@ -4,7 +4,7 @@
 //! Only a `DmaAddr`, made by an in-flight mapping, can be programmed into a
 //! DMA address register.
 
-use kernel::dma::{Device, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -15,7 +15,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let c = m.sync_for_cpu();
     mmio.write_dma_dst(c.as_slice().as_ptr(), 0x88)?;

@@ -3,7 +3,7 @@
 //!
 //! A `DmaAddr` is not a number the CPU can dereference.
 
-use kernel::dma::{Device, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -14,7 +14,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
     mmio.write_dma_dst(f.dma_addr(), 0x88)?;
     Ok(f.complete(done)?.sync_for_cpu().as_slice()[0])

@@ -4,7 +4,7 @@
 //! Only an in-flight mapping has `dma_addr()`, and only a device-owned
 //! mapping can be lent.
 
-use kernel::dma::{Device, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -15,7 +15,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let c = m.sync_for_cpu();
     mmio.write_dma_dst(c.dma_addr(), 0x88)?;

@@ -4,7 +4,7 @@
 //! A `Mapping` has no `dma_addr()`: no device holds its address, which is
 //! what makes its safe slices and its unmap sound. `lend()` first.
 
-use kernel::dma::{Device, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -15,7 +15,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     mmio.write_dma_dst(m.dma_addr(), 0x88)?;
     let _ = done;

@@ -7,7 +7,7 @@
 
 use core::{marker::PhantomData, ptr::NonNull};
 use kernel::bindings;
-use kernel::dma::{Device, DmaAddr, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, DmaAddr, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -18,7 +18,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let a: DmaAddr<'_, FromDevice> = DmaAddr {
         addr: 0x1000,

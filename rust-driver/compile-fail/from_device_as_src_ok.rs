@@ -5,7 +5,7 @@
 //! device whatever the CPU left there (with swiotlb, stale bounce-buffer
 //! bytes).
 
-use kernel::dma::{Device, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -16,7 +16,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
     mmio.write_dma_dst(f.dma_addr(), 0x88)?;
     Ok(f.complete(done)?.unmap()[0])

@@ -4,7 +4,7 @@
 //! The CPU may write only a buffer no device is using: an in-flight mapping,
 //! even synced for the CPU, has no `writer()`.
 
-use kernel::dma::{Bidirectional, Device, Idle, Mapping};
+use kernel::dma::{Bidirectional, Bound, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -15,7 +15,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let f = Mapping::<Bidirectional, _>::map(dev, buf()?)?.lend();
     mmio.write_dma_dst(f.dma_addr(), 0x88)?;
     let mut w = f.sync_for_cpu().complete(done)?.writer();

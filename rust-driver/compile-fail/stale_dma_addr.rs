@@ -5,7 +5,7 @@
 //! so an address is never given to the device after the proof that ends its
 //! flight.
 
-use kernel::dma::{Device, FromDevice, Idle, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -16,7 +16,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
     let a = f.dma_addr();
     let c = f.complete(done)?.sync_for_cpu();

@@ -5,7 +5,7 @@
 //! buffer, so its address is accepted as a source (`write_dma_src`), never as
 //! a destination.
 
-use kernel::dma::{Device, Idle, Mapping, ToDevice};
+use kernel::dma::{Bound, Idle, Mapping, ToDevice};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -16,7 +16,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let f = Mapping::<ToDevice, _>::map(dev, buf()?)?.lend();
     mmio.write_dma_dst(f.dma_addr(), 0x88)?;
     Ok(f.complete(done)?.unmap()[0])
