@@ -110,6 +110,16 @@ impl Edu {
     pub(crate) fn start(&self, cmd: u32) -> Result<Idle<'_>> {
         let mmio = self.regs()?;
         mmio.write32(cmd | DMA_RUN, REG_DMA_CMD)?;
+        if crate::wedge_test() && !self.is_wedged() {
+            // The wedge test: this transfer, running now, counts as one that
+            // never finished.
+            dev_info!(
+                self.dev,
+                "bouncelab: error driver=rust wedge test: transfer treated as timed out\n"
+            );
+            self.wedged.store(true, Ordering::Relaxed);
+            return Err(ETIMEDOUT);
+        }
         msleep(DMA_LATENCY_MS);
         let mut waited = 0;
         while mmio.read32(REG_DMA_CMD)? & DMA_RUN != 0 {

@@ -65,6 +65,14 @@ extern "C" {
     /// Module parameter `revoke`: keep device-tied resources past unbind
     /// instead of the scenarios.
     static edu_rust_revoke: bool;
+    /// Module parameter `wedge`: the first transfer counts as timed out.
+    static edu_rust_wedge: bool;
+}
+
+/// The value of the `wedge` module parameter.
+pub(crate) fn wedge_test() -> bool {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_wedge }
 }
 
 /// The value of the `packets` module parameter.
@@ -255,6 +263,8 @@ impl Drop for Bound {
             // A transfer never finished: edu may still use the addresses it
             // holds. Bus mastering off first, then they can be unmapped.
             let idle = self.enabled.quiesce();
+            // Read back from the device: bus mastering off at the release?
+            let master = self.enabled.device().is_bus_master().unwrap_or(true);
             let bytes: usize = self.edu.kept.iter().map(|k| k.len()).sum();
             let n = self.edu.kept.len();
             let mut released = 0;
@@ -265,7 +275,8 @@ impl Drop for Bound {
             }
             dev_info!(
                 self.edu.dev,
-                "bouncelab: wedge driver=rust bus mastering off, released {} of {} kept mappings ({} bytes)\n",
+                "bouncelab: wedge driver=rust bus_master={} released={} kept={} bytes={}\n",
+                u8::from(master),
                 released,
                 n,
                 bytes
