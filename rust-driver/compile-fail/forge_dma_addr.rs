@@ -5,7 +5,7 @@
 //! device is given; only `InFlight::dma_addr()` makes one, and that lends the
 //! mapping.
 
-use core::{marker::PhantomData, ptr::NonNull};
+use core::{marker::PhantomData, ptr::NonNull, sync::atomic::AtomicU64};
 use kernel::bindings;
 use kernel::dma::{Bound, DmaAddr, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
@@ -20,10 +20,12 @@ fn buf() -> Result<Vec<u8>> {
 /// The case.
 pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
+    let never = AtomicU64::new(0);
     let a: DmaAddr<'_, FromDevice> = DmaAddr {
         addr: 0x1000,
         dev: NonNull::<bindings::device>::dangling(),
-        _flight: PhantomData,
+        handed: &never,
+        _dir: PhantomData,
     };
     mmio.write_dma_dst(a, 0x88)?;
     let _ = done;
