@@ -35,7 +35,7 @@ mod ring;
 mod scenarios;
 
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
-use edu::{Edu, DMA_MASK};
+use edu::{Edu, DMA_MASK, EDU_BUF_ADDR};
 use kernel::prelude::*;
 use kernel::{
     dev_info,
@@ -214,6 +214,7 @@ impl pci::Driver for EduRust {
         })?;
         if revoke() {
             keep_past_unbind(bound_dev)?;
+            bound.edu.stale_proof(bound_dev)?;
             return Ok(bound);
         }
         // Run at probe time, so that insmod returns with every result printed.
@@ -287,6 +288,35 @@ impl Drop for Bound {
 }
 
 impl Edu {
+    /// A proof older than a hand-out must be refused: with edu idle, take
+    /// its proof, then write a buffer's address to edu (never started) and
+    /// try to end that flight with the old proof. The refused mapping is
+    /// kept, and released at unbind with bus mastering off.
+    fn stale_proof(&mut self, bound: &dma::Bound<'_>) -> Result {
+        let f = Mapping::<FromDevice, _>::map(bound, zeroed(64)?)?.lend();
+        let old = self.idle()?;
+        self.program_to_ram(EDU_BUF_ADDR, &f, 64)?;
+        let refused = match f.complete(&old) {
+            Ok(m) => {
+                drop(m);
+                false
+            }
+            Err(f) => {
+                if let Some(k) = f.keep() {
+                    self.kept.try_push(k)?;
+                }
+                true
+            }
+        };
+        dev_info!(
+            self.dev,
+            "bouncelab: result driver=rust scenario=stale-proof observed={} refused={}\n",
+            if refused { "ok" } else { "ACCEPTED" },
+            u8::from(refused)
+        );
+        Ok(())
+    }
+
     /// A full pool must be a clean `Err`, and dropping the mappings must give
     /// every slot back, so the second round maps exactly as many again.
     fn run_exhaustion(&self, bound: &dma::Bound<'_>) {
