@@ -8,7 +8,7 @@ use kernel::{
     delay::msleep,
     dev_info,
     devres::Devres,
-    dma::{DmaAddr, DmaMask},
+    dma::{DeviceReads, DeviceWrites, DmaMask, Idle, InFlight, Kept},
     error::code::*,
     io_mem::IoMem,
 };
@@ -36,15 +36,6 @@ pub(crate) const DMA_LATENCY_MS: u32 = 100;
 /// How long a transfer may take before the device counts as wedged.
 pub(crate) const DMA_TIMEOUT_MS: u32 = 5000;
 
-/// An address edu can DMA to or from: RAM through a device-owned mapping
-/// (borrowed from it), or its internal buffer.
-pub(crate) enum EduAddr<'m> {
-    /// A mapping the device owns.
-    Ram(DmaAddr<'m>),
-    /// An address in edu's own buffer.
-    Internal(u64),
-}
-
 /// A bound edu: its registers, its device for the DMA API, its state.
 pub(crate) struct Edu {
     /// BAR 0, revoked when the device is unbound.
@@ -52,8 +43,11 @@ pub(crate) struct Edu {
     /// The device, for the DMA API and for logging.
     pub(crate) dev: kernel::dma::Device,
     /// A transfer never finished: edu cannot abort one, so it may still
-    /// write any buffer it was given. Those stay mapped for good.
+    /// use any address it was given.
     pub(crate) wedged: AtomicBool,
+    /// The in-flight mappings of transfers that never finished: released
+    /// when the device is unbound, after bus mastering is turned off.
+    pub(crate) kept: Vec<Kept>,
 }
 
 impl Edu {
@@ -66,44 +60,73 @@ impl Edu {
         self.mmio.try_access().ok_or(ENODEV)
     }
 
-    fn set_addr(&self, mmio: &IoMem, addr: EduAddr<'_>, reg: usize) -> Result {
-        match addr {
-            EduAddr::Ram(a) => mmio.write_dma_addr(a, reg),
-            EduAddr::Internal(a) => mmio.write64(a, reg),
-        }
-    }
-
-    /// Runs one transfer and sleeps until it has landed.
-    pub(crate) fn dma_run(
+    /// Programs a RAM -> edu transfer from `src` (lent: edu holds its
+    /// address from now on) to `dst` in edu's buffer, without starting it.
+    pub(crate) fn program_from_ram<D: DeviceReads>(
         &self,
-        src: EduAddr<'_>,
-        dst: EduAddr<'_>,
+        src: &InFlight<D>,
+        dst: u64,
         count: usize,
-        cmd: u32,
     ) -> Result {
-        self.program(src, dst, count)?;
-        self.start(cmd)
-    }
-
-    /// Programs a transfer without starting it.
-    pub(crate) fn program(&self, src: EduAddr<'_>, dst: EduAddr<'_>, count: usize) -> Result {
         let mmio = self.regs()?;
-        self.set_addr(&mmio, src, REG_DMA_SRC)?;
-        self.set_addr(&mmio, dst, REG_DMA_DST)?;
+        mmio.write_dma_src(src.dma_addr(), REG_DMA_SRC)?;
+        mmio.write64(dst, REG_DMA_DST)?;
         mmio.write32(u32::try_from(count).map_err(|_| EINVAL)?, REG_DMA_CNT)
     }
 
-    /// Starts the programmed transfer and sleeps until it has landed.
-    pub(crate) fn start(&self, cmd: u32) -> Result {
+    /// Programs an edu -> RAM transfer from `src` in edu's buffer to `dst`
+    /// (lent: edu holds its address from now on), without starting it.
+    pub(crate) fn program_to_ram<D: DeviceWrites>(
+        &self,
+        src: u64,
+        dst: &InFlight<D>,
+        count: usize,
+    ) -> Result {
+        let mmio = self.regs()?;
+        mmio.write64(src, REG_DMA_SRC)?;
+        mmio.write_dma_dst(dst.dma_addr(), REG_DMA_DST)?;
+        mmio.write32(u32::try_from(count).map_err(|_| EINVAL)?, REG_DMA_CNT)
+    }
+
+    /// Proof that edu uses no address it holds: it is not running a
+    /// transfer (`DMA_RUN` reads back clear).
+    pub(crate) fn idle(&self) -> Result<Idle<'_>> {
+        let mmio = self.regs()?;
+        if mmio.read32(REG_DMA_CMD)? & DMA_RUN != 0 {
+            return Err(EBUSY);
+        }
+        // SAFETY: edu reads or writes RAM only while a transfer runs, and it
+        // has finished the last one (`DMA_RUN` clear, read just above); it
+        // starts one only when `DMA_RUN` is written to `REG_DMA_CMD`, which
+        // this driver does only in `start()`, with the transfer's addresses
+        // programmed from mappings in flight (the `Run` that calls `start()`
+        // lends them first), so no address left in its registers is used
+        // again without being handed out again.
+        Ok(unsafe { Idle::assume(&self.dev) })
+    }
+
+    /// Starts the programmed transfer and sleeps until it has landed;
+    /// returns the proof that edu is done with the addresses it was given.
+    pub(crate) fn start(&self, cmd: u32) -> Result<Idle<'_>> {
         let mmio = self.regs()?;
         mmio.write32(cmd | DMA_RUN, REG_DMA_CMD)?;
+        if crate::wedge_test() && !self.is_wedged() {
+            // The wedge test: this transfer, running now, counts as one that
+            // never finished.
+            dev_info!(
+                self.dev,
+                "bouncelab: error driver=rust wedge test: transfer treated as timed out\n"
+            );
+            self.wedged.store(true, Ordering::Relaxed);
+            return Err(ETIMEDOUT);
+        }
         msleep(DMA_LATENCY_MS);
         let mut waited = 0;
         while mmio.read32(REG_DMA_CMD)? & DMA_RUN != 0 {
             if waited >= DMA_TIMEOUT_MS {
                 dev_info!(
                     self.dev,
-                    "bouncelab: error driver=rust edu DMA timeout, leaking the ring\n"
+                    "bouncelab: error driver=rust edu DMA timeout, keeping the transfer's mappings\n"
                 );
                 self.wedged.store(true, Ordering::Relaxed);
                 return Err(ETIMEDOUT);
@@ -111,6 +134,7 @@ impl Edu {
             msleep(1);
             waited += 1;
         }
-        Ok(())
+        // SAFETY: as in `idle()`: `DMA_RUN` read back clear just above.
+        Ok(unsafe { Idle::assume(&self.dev) })
     }
 }

@@ -34,12 +34,13 @@ mod packet;
 mod ring;
 mod scenarios;
 
-use core::sync::atomic::{AtomicBool, Ordering};
-use edu::{Edu, DMA_MASK};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use edu::{Edu, DMA_MASK, EDU_BUF_ADDR};
 use kernel::prelude::*;
 use kernel::{
     dev_info,
-    dma::{self, FromDevice, Mapping},
+    devres::Devres,
+    dma::{self, DeviceOwned, FromDevice, Mapping},
     error::code::*,
     pci,
 };
@@ -61,6 +62,17 @@ extern "C" {
     /// Module parameter `exhaust`: map until swiotlb is full instead of the
     /// scenarios.
     static edu_rust_exhaust: bool;
+    /// Module parameter `revoke`: keep device-tied resources past unbind
+    /// instead of the scenarios.
+    static edu_rust_revoke: bool;
+    /// Module parameter `wedge`: the first transfer counts as timed out.
+    static edu_rust_wedge: bool;
+}
+
+/// The value of the `wedge` module parameter.
+pub(crate) fn wedge_test() -> bool {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_wedge }
 }
 
 /// The value of the `packets` module parameter.
@@ -76,6 +88,75 @@ fn exhaust() -> bool {
     unsafe { edu_rust_exhaust }
 }
 
+/// The value of the `revoke` module parameter.
+fn revoke() -> bool {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_revoke }
+}
+
+/// What the revocation test keeps past the unbind (`revoke=1`), in a
+/// static instead of the driver's data: a handle a buggy driver forgot.
+struct PastUnbind {
+    /// A mapping tied to the binding: unmapped when the device is unbound
+    /// (after `remove` disabled the device), refused afterwards.
+    map: Devres<Mapping<FromDevice, DeviceOwned>>,
+    /// A resource one of whose guards was forgotten: the unbind must
+    /// complete anyway (the resource is leaked instead).
+    stuck: Devres<Vec<u8>>,
+}
+
+/// The kept `Vec<PastUnbind>` (one element): its pointer and capacity.
+static PAST_UNBIND: AtomicPtr<PastUnbind> = AtomicPtr::new(core::ptr::null_mut());
+static PAST_UNBIND_CAP: AtomicUsize = AtomicUsize::new(0);
+
+/// Keeps a mapping and a stuck resource of `dev` past its unbind.
+fn keep_past_unbind(dev: &dma::Bound<'_>) -> Result {
+    let map = Devres::new(dev, Mapping::<FromDevice, _>::map(dev, zeroed(256)?)?)?;
+    let stuck = Devres::new(dev, zeroed(64)?)?;
+    // A guard that is never dropped: safe code can do it.
+    core::mem::forget(stuck.try_access());
+    if !PAST_UNBIND.load(Ordering::Acquire).is_null() {
+        return Err(EBUSY);
+    }
+    let mut kept = Vec::new();
+    kept.try_push(PastUnbind { map, stuck })?;
+    let mut kept = core::mem::ManuallyDrop::new(kept);
+    PAST_UNBIND_CAP.store(kept.capacity(), Ordering::Relaxed);
+    PAST_UNBIND.store(kept.as_mut_ptr(), Ordering::Release);
+    dev_info!(
+        dev.device(),
+        "bouncelab: revoke driver=rust keeping a mapping and a stuck guard past unbind\n"
+    );
+    Ok(())
+}
+
+/// At module exit, with every device unbound: the kept mapping must be
+/// refused. Prints the result line the `revoke` plan reads.
+fn check_past_unbind() {
+    let ptr = PAST_UNBIND.swap(core::ptr::null_mut(), Ordering::AcqRel);
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: the parts of the one-element `Vec` of `keep_past_unbind`
+    // (its capacity stored before the pointer was published), taken out of
+    // the static exactly once, by this swap.
+    let kept = unsafe { Vec::from_raw_parts(ptr, 1, PAST_UNBIND_CAP.load(Ordering::Relaxed)) };
+    let refused = kept[0].map.try_access().is_none();
+    let stuck_refused = kept[0].stuck.try_access().is_none();
+    pr_info!(
+        "bouncelab: result driver=rust scenario=revoke observed={} refused={} stuck_refused={}\n",
+        if refused && stuck_refused {
+            "ok"
+        } else {
+            "ACCESS"
+        },
+        u8::from(refused),
+        u8::from(stuck_refused)
+    );
+    // The mapping was unmapped at unbind; the stuck resource stays leaked.
+    drop(kept);
+}
+
 /// One swiotlb slot per buffer, so the count is the pool's free slots.
 const EXH_BUF_SIZE: usize = 2048;
 /// More than a small pool holds: reaching it means the pool never filled.
@@ -83,7 +164,7 @@ const EXH_MAX: usize = 16384;
 
 /// Maps `FromDevice` buffers until the DMA layer returns `Err`; all are
 /// unmapped again (dropped) on return. Returns how many were mapped.
-fn exhaust_once(dev: &dma::Device) -> Result<usize> {
+fn exhaust_once(dev: &dma::Bound<'_>) -> Result<usize> {
     let mut maps = Vec::new();
     while maps.len() < EXH_MAX {
         match Mapping::<FromDevice, _>::map(dev, zeroed(EXH_BUF_SIZE)?) {
@@ -97,14 +178,22 @@ fn exhaust_once(dev: &dma::Device) -> Result<usize> {
 static CLAIMED: AtomicBool = AtomicBool::new(false);
 
 struct EduRustModule {
-    _reg: pci::Registration<EduRust>,
+    reg: Option<pci::Registration<EduRust>>,
 }
 
 impl kernel::Module for EduRustModule {
     fn init(module: &'static ThisModule) -> Result<Self> {
         Ok(Self {
-            _reg: pci::Registration::new(module)?,
+            reg: Some(pci::Registration::new(module)?),
         })
+    }
+}
+
+impl Drop for EduRustModule {
+    fn drop(&mut self) {
+        // Unregister first: every device is unbound after this.
+        drop(self.reg.take());
+        check_past_unbind();
     }
 }
 
@@ -115,38 +204,44 @@ impl pci::Driver for EduRust {
     const NAME: &'static [u8] = b"edu_rust\0";
     const IDS: &'static [(u16, u16)] = &[(0x1234, 0x11e8)];
 
-    fn probe(dev: &pci::Device) -> Result<Bound> {
+    fn probe(dev: &pci::Device, bound_dev: &dma::Bound<'_>) -> Result<Bound> {
         if CLAIMED.swap(true, Ordering::AcqRel) {
             return Err(EBUSY);
         }
-        let bound = Bound::new(dev).map_err(|e| {
+        let mut bound = Bound::new(dev, bound_dev).map_err(|e| {
             CLAIMED.store(false, Ordering::Release);
             e
         })?;
+        if revoke() {
+            keep_past_unbind(bound_dev)?;
+            bound.edu.stale_proof(bound_dev)?;
+            return Ok(bound);
+        }
         // Run at probe time, so that insmod returns with every result printed.
         if exhaust() {
-            bound.edu.run_exhaustion();
+            bound.edu.run_exhaustion(bound_dev);
             return Ok(bound);
         }
         dev_info!(dev, "KTAP version 1\n");
         dev_info!(dev, "1..{}\n", SCENARIOS.len());
         for (i, sc) in SCENARIOS.iter().enumerate() {
-            bound.edu.run_scenario(sc, i + 1);
+            bound.edu.run_scenario(bound_dev, sc, i + 1);
         }
         Ok(bound)
     }
 }
 
-/// The device while bound. Fields drop in order: MMIO before disabling.
+/// The device while bound. `drop` quiesces the device before it releases
+/// any kept mapping; then the fields drop in order: MMIO before disabling.
 struct Bound {
     edu: Edu,
-    _enabled: pci::Enabled,
+    enabled: pci::Enabled,
 }
 
 impl Bound {
-    fn new(dev: &pci::Device) -> Result<Self> {
+    fn new(dev: &pci::Device, bound: &dma::Bound<'_>) -> Result<Self> {
         let enabled = dev.enable()?;
-        let mmio = dev.iomap_region(0, b"edu_rust\0")?;
+        let mmio = dev.iomap_region(bound, 0, b"edu_rust\0")?;
         // SAFETY: called in probe, before this driver maps anything; no other
         // driver maps for this device.
         unsafe { dev.dma_set_mask_and_coherent(DMA_MASK)? };
@@ -154,26 +249,79 @@ impl Bound {
         Ok(Self {
             edu: Edu {
                 mmio,
-                dev: dev.dma_device()?,
+                dev: bound.device().clone(),
                 wedged: AtomicBool::new(false),
+                kept: Vec::new(),
             },
-            _enabled: enabled,
+            enabled,
         })
     }
 }
 
 impl Drop for Bound {
     fn drop(&mut self) {
+        if !self.edu.kept.is_empty() {
+            // A transfer never finished: edu may still use the addresses it
+            // holds. Bus mastering off first, then they can be unmapped.
+            let idle = self.enabled.quiesce();
+            // Read back from the device: bus mastering off at the release?
+            let master = self.enabled.device().is_bus_master().unwrap_or(true);
+            let bytes: usize = self.edu.kept.iter().map(|k| k.len()).sum();
+            let n = self.edu.kept.len();
+            let mut released = 0;
+            for k in self.edu.kept.drain(..) {
+                if k.release(&idle).is_ok() {
+                    released += 1;
+                }
+            }
+            dev_info!(
+                self.edu.dev,
+                "bouncelab: wedge driver=rust bus_master={} released={} kept={} bytes={}\n",
+                u8::from(master),
+                released,
+                n,
+                bytes
+            );
+        }
         CLAIMED.store(false, Ordering::Release);
     }
 }
 
 impl Edu {
+    /// A proof older than a hand-out must be refused: with edu idle, take
+    /// its proof, then write a buffer's address to edu (never started) and
+    /// try to end that flight with the old proof. The refused mapping is
+    /// kept, and released at unbind with bus mastering off.
+    fn stale_proof(&mut self, bound: &dma::Bound<'_>) -> Result {
+        let f = Mapping::<FromDevice, _>::map(bound, zeroed(64)?)?.lend();
+        let old = self.idle()?;
+        self.program_to_ram(EDU_BUF_ADDR, &f, 64)?;
+        let refused = match f.complete(&old) {
+            Ok(m) => {
+                drop(m);
+                false
+            }
+            Err(f) => {
+                if let Some(k) = f.keep() {
+                    self.kept.try_push(k)?;
+                }
+                true
+            }
+        };
+        dev_info!(
+            self.dev,
+            "bouncelab: result driver=rust scenario=stale-proof observed={} refused={}\n",
+            if refused { "ok" } else { "ACCEPTED" },
+            u8::from(refused)
+        );
+        Ok(())
+    }
+
     /// A full pool must be a clean `Err`, and dropping the mappings must give
     /// every slot back, so the second round maps exactly as many again.
-    fn run_exhaustion(&self) {
-        let first = exhaust_once(&self.dev);
-        let second = exhaust_once(&self.dev);
+    fn run_exhaustion(&self, bound: &dma::Bound<'_>) {
+        let first = exhaust_once(bound);
+        let second = exhaust_once(bound);
         let count = |r: &Result<usize>| match r {
             Ok(n) => *n as i64,
             Err(e) => i64::from(e.to_errno()),

@@ -13,3 +13,11 @@ MODULE_PARM_DESC(packets, "packets streamed through the ring in s5-stream");
 bool edu_rust_exhaust;
 module_param_named(exhaust, edu_rust_exhaust, bool, 0444);
 MODULE_PARM_DESC(exhaust, "map until swiotlb is full instead of the scenarios");
+
+bool edu_rust_revoke;
+module_param_named(revoke, edu_rust_revoke, bool, 0444);
+MODULE_PARM_DESC(revoke, "keep device-tied resources past unbind instead of the scenarios (revocation test)");
+
+bool edu_rust_wedge;
+module_param_named(wedge, edu_rust_wedge, bool, 0444);
+MODULE_PARM_DESC(wedge, "treat the first transfer as timed out while it runs (wedge test)");

@@ -11,8 +11,16 @@
 //! bouncelab: result driver=template scenario=roundtrip observed=ok bytes=256 differ=0
 //! ```
 //!
-//! It keeps one device-owned mapping until the device is unbound, tied to
-//! the binding through [`Devres`], as a driver keeps its receive ring.
+//! Every buffer whose address edu is given is lent first ([`Mapping::lend`]
+//! makes an [`InFlight`]), and comes back only with proof that edu is done
+//! with it ([`Idle`]). It keeps one receive buffer in flight until the
+//! device is unbound (its address programmed into edu, as a driver hands
+//! over its receive ring), tied to the binding through [`Devres`]; at unbind
+//! it turns bus mastering off first, then unmaps it, and says so:
+//!
+//! ```text
+//! bouncelab: result driver=template scenario=unbind observed=ok bus_master=0 unmapped=1
+//! ```
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::prelude::*;
@@ -20,7 +28,7 @@ use kernel::{
     delay::msleep,
     dev_info,
     devres::Devres,
-    dma::{self, DeviceOwned, DmaAddr, DmaMask, FromDevice, Mapping, ToDevice},
+    dma::{self, DmaMask, FromDevice, Idle, InFlight, Mapping, ToDevice},
     error::code::*,
     io_mem::IoMem,
     pci,
@@ -61,16 +69,37 @@ impl kernel::Module for TemplateModule {
     }
 }
 
-/// Per-device data, dropped on unbind. Fields drop in order: the mapping
-/// and the registers before the device is disabled.
+/// Per-device data, dropped on unbind.
+///
+/// `drop` runs before the fields are dropped: it quiesces the device (bus
+/// mastering off), and only then takes the receive buffer out of flight and
+/// unmaps it. The fields then drop in order: the registers before the
+/// device is disabled. (An in-flight mapping dropped without that proof is
+/// leaked, never unmapped: `io_tlb_used` would not come back, and the
+/// `template` boot fails.)
 struct Bound {
-    _rx: Devres<Mapping<FromDevice, DeviceOwned>>,
+    rx: Devres<Option<InFlight<FromDevice>>>,
     _mmio: Devres<IoMem>,
-    _enabled: pci::Enabled,
+    enabled: pci::Enabled,
 }
 
 impl Drop for Bound {
     fn drop(&mut self) {
+        let idle = self.enabled.quiesce();
+        let dev = self.enabled.device();
+        // Read back from the device: is bus mastering off at the unmap?
+        let master = dev.is_bus_master().unwrap_or(true);
+        let unmapped = match self.rx.try_access_mut().and_then(|mut rx| rx.take()) {
+            Some(rx) => rx.complete(&idle).is_ok(),
+            None => false,
+        };
+        dev_info!(
+            dev,
+            "bouncelab: result driver=template scenario=unbind observed={} bus_master={} unmapped={}\n",
+            if !master && unmapped { "ok" } else { "LIVE-DMA" },
+            u8::from(master),
+            u8::from(unmapped)
+        );
         CLAIMED.store(false, Ordering::Release);
     }
 }
@@ -82,28 +111,29 @@ impl pci::Driver for Template {
     const NAME: &'static [u8] = b"edu_template\0";
     const IDS: &'static [(u16, u16)] = &[(0x1234, 0x11e8)];
 
-    fn probe(pdev: &pci::Device) -> Result<Bound> {
+    fn probe(pdev: &pci::Device, dev: &dma::Bound<'_>) -> Result<Bound> {
         if CLAIMED.swap(true, Ordering::AcqRel) {
             return Err(EBUSY);
         }
-        probe_claimed(pdev).map_err(|e| {
+        probe_claimed(pdev, dev).map_err(|e| {
             CLAIMED.store(false, Ordering::Release);
             e
         })
     }
 }
 
-fn probe_claimed(pdev: &pci::Device) -> Result<Bound> {
+/// `dev` is `pdev` for the DMA API, with the proof that the driver is bound:
+/// mappings and `Devres` need it.
+fn probe_claimed(pdev: &pci::Device, dev: &dma::Bound<'_>) -> Result<Bound> {
     let enabled = pdev.enable()?;
-    let mmio = pdev.iomap_region(0, b"edu_template\0")?;
+    let mmio = pdev.iomap_region(dev, 0, b"edu_template\0")?;
     // SAFETY: in probe, before this driver maps anything for the device.
     unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<28>())? };
     pdev.set_master();
-    let dev = pdev.dma_device()?;
 
     // Registers through a guard: `None` once the device was unbound.
     let regs = mmio.try_access().ok_or(ENODEV)?;
-    let differ = roundtrip(&dev, &regs)?;
+    let differ = roundtrip(dev, &regs)?;
     drop(regs);
     dev_info!(
         pdev,
@@ -113,12 +143,16 @@ fn probe_claimed(pdev: &pci::Device) -> Result<Bound> {
         differ
     );
 
-    // A mapping the device keeps until unbind, e.g. a receive buffer.
-    let rx = Mapping::<FromDevice, _>::map(&dev, pattern(0)?)?;
+    // A buffer the device keeps until unbind, e.g. a receive ring: lent to
+    // edu, its address programmed (never started here).
+    let rx = Mapping::<FromDevice, _>::map(dev, pattern(0)?)?.lend();
+    let regs = mmio.try_access().ok_or(ENODEV)?;
+    regs.write_dma_dst(rx.dma_addr(), REG_DST)?;
+    drop(regs);
     Ok(Bound {
-        _rx: Devres::new(&dev, rx)?,
+        rx: Devres::new(dev, Some(rx))?,
         _mmio: mmio,
-        _enabled: enabled,
+        enabled,
     })
 }
 
@@ -133,28 +167,25 @@ fn pattern(seed: u8) -> Result<Vec<u8>> {
 }
 
 /// Copies a pattern to edu and back; returns how many bytes came back wrong.
-fn roundtrip(dev: &dma::Device, mmio: &IoMem) -> Result<usize> {
-    // The CPU fills the buffer before mapping it; the device then owns it.
-    let tx = Mapping::<ToDevice, _>::map(dev, pattern(0x5a)?)?;
-    if let Err(e) = transfer(mmio, Addr::Ram(tx.dma_addr()), Addr::Edu(EDU_BUF), 0) {
-        // edu cannot abort a transfer: never unmap under it, leak instead.
-        core::mem::forget(tx);
-        return Err(e);
-    }
-    let sent = tx.unmap();
+///
+/// On an error the in-flight mapping is dropped: edu cannot abort a
+/// transfer, so it is leaked, never unmapped under it.
+fn roundtrip(dev: &dma::Bound<'_>, mmio: &IoMem) -> Result<usize> {
+    // The CPU fills the buffer before mapping it; the device then owns it,
+    // and is given its address (lent).
+    let tx = Mapping::<ToDevice, _>::map(dev, pattern(0x5a)?)?.lend();
+    mmio.write_dma_src(tx.dma_addr(), REG_SRC)?;
+    mmio.write64(EDU_BUF, REG_DST)?;
+    let done = transfer(dev.device(), mmio, 0)?;
+    let sent = tx.complete(&done)?.unmap();
 
-    let rx = Mapping::<FromDevice, _>::map(dev, pattern(0)?)?;
-    if let Err(e) = transfer(
-        mmio,
-        Addr::Edu(EDU_BUF),
-        Addr::Ram(rx.dma_addr()),
-        CMD_TO_RAM,
-    ) {
-        core::mem::forget(rx);
-        return Err(e);
-    }
-    // The CPU may read the buffer only after syncing it for the CPU.
-    let rx = rx.sync_for_cpu();
+    let rx = Mapping::<FromDevice, _>::map(dev, pattern(0)?)?.lend();
+    mmio.write64(EDU_BUF, REG_SRC)?;
+    mmio.write_dma_dst(rx.dma_addr(), REG_DST)?;
+    let done = transfer(dev.device(), mmio, CMD_TO_RAM)?;
+    // The CPU may read the buffer only once edu is done with it and it was
+    // synced for the CPU.
+    let rx = rx.complete(&done)?.sync_for_cpu();
     let differ = rx
         .as_slice()
         .iter()
@@ -165,28 +196,18 @@ fn roundtrip(dev: &dma::Device, mmio: &IoMem) -> Result<usize> {
     Ok(differ)
 }
 
-/// A transfer end: RAM through a mapping the device owns, or edu's buffer.
-enum Addr<'a> {
-    Ram(DmaAddr<'a>),
-    Edu(u64),
-}
-
-fn set(mmio: &IoMem, addr: Addr<'_>, reg: usize) -> Result {
-    match addr {
-        Addr::Ram(a) => mmio.write_dma_addr(a, reg),
-        Addr::Edu(a) => mmio.write64(a, reg),
-    }
-}
-
-/// Runs one edu transfer of `LEN` bytes and waits (at most 5 s) for it.
-fn transfer(mmio: &IoMem, src: Addr<'_>, dst: Addr<'_>, cmd: u32) -> Result {
-    set(mmio, src, REG_SRC)?;
-    set(mmio, dst, REG_DST)?;
+/// Runs the programmed edu transfer of `LEN` bytes and waits (at most 5 s)
+/// for it; returns the proof that edu is done with the addresses it holds.
+fn transfer<'a>(dev: &'a dma::Device, mmio: &IoMem, cmd: u32) -> Result<Idle<'a>> {
     mmio.write32(LEN as u32, REG_CNT)?;
     mmio.write32(cmd | CMD_RUN, REG_CMD)?;
     for _ in 0..5000 {
         if mmio.read32(REG_CMD)? & CMD_RUN == 0 {
-            return Ok(());
+            // SAFETY: edu reads or writes RAM only while a transfer runs,
+            // and this one ended (`CMD_RUN` read back clear). It starts one
+            // only when `CMD_RUN` is written, which this driver does only
+            // here, after programming lent mappings' addresses.
+            return Ok(unsafe { Idle::assume(dev) });
         }
         msleep(1);
     }

@@ -3,7 +3,7 @@
 //! The receive ring: buffers mapped `Bidirectional`, as ath9k's EDMA rx
 //! buffers, and the driver's side of each delivery: poll, receive, re-arm.
 
-use crate::edu::{Edu, EduAddr, DMA_LATENCY_MS, DMA_TO_RAM, EDU_BUF_ADDR};
+use crate::edu::{Edu, DMA_LATENCY_MS, DMA_TO_RAM, EDU_BUF_ADDR};
 use crate::packet::{
     le32, pkt_build, pkt_csum, status, Counts, PKT_HDR_LEN, PKT_MAX_LEN, PKT_READY, PKT_STRIDE,
 };
@@ -11,7 +11,11 @@ use crate::scenarios::{Rearm, Scenario};
 use kernel::prelude::*;
 use kernel::{
     delay::{ktime_get_ns, msleep},
-    dma::{Bidirectional, CpuOwned, DeviceOwned, Mapping, Peek, ToDevice},
+    dev_info,
+    dma::{
+        Bidirectional, Bound, CpuOwned, DeviceOwned, Direction, Idle, InFlight, Kept, Mapping,
+        Owner, Peek, ToDevice,
+    },
     error::code::*,
 };
 
@@ -24,7 +28,8 @@ const BATCH_MAX: u32 = 15;
 
 /// One receive buffer of the ring.
 pub(crate) struct Slot {
-    /// The mapping, while the device owns it (`None` only transiently).
+    /// The mapping, while no transfer uses it (`None` while one does: the
+    /// transfer holds it, in flight).
     buf: Option<Mapping<Bidirectional, DeviceOwned>>,
     /// The device wrote it since it was last re-armed.
     delivered: bool,
@@ -33,6 +38,8 @@ pub(crate) struct Slot {
 /// The state of one scenario run.
 pub(crate) struct Run<'a> {
     pub(crate) edu: &'a Edu,
+    /// The binding: mappings are made only while a driver is bound.
+    bound: &'a Bound<'a>,
     pub(crate) ring: Vec<Slot>,
     staging: Vec<u8>,
     pkt_len: fn(u32) -> u32,
@@ -49,6 +56,8 @@ pub(crate) struct Run<'a> {
     /// to the driver's time, given back to the device's (the C poller's
     /// race has one interval, this one two).
     clock_ns: u64,
+    /// In-flight mappings of transfers that never finished.
+    pub(crate) kept: Vec<Kept>,
 }
 
 /// The cost of one `ktime_get_ns()`: the shortest of 8 back-to-back pairs.
@@ -73,9 +82,10 @@ pub(crate) fn zeroed(len: usize) -> Result<Vec<u8>> {
 }
 
 impl<'a> Run<'a> {
-    pub(crate) fn new(edu: &'a Edu, sc: &Scenario) -> Self {
+    pub(crate) fn new(edu: &'a Edu, bound: &'a Bound<'a>, sc: &Scenario) -> Self {
         Self {
             edu,
+            bound,
             ring: Vec::new(),
             staging: Vec::new(),
             pkt_len: sc.pkt_len,
@@ -87,6 +97,22 @@ impl<'a> Run<'a> {
             cnt: Counts::default(),
             dev_ns: 0,
             clock_ns: clock_cost(),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Keeps an in-flight mapping whose transfer never finished: it stays
+    /// mapped until the device is quiesced at unbind (`Bound::drop`).
+    fn keep<D: Direction, O: Owner>(&mut self, f: InFlight<D, O>) {
+        if let Some(k) = f.keep() {
+            dev_info!(
+                self.edu.dev,
+                "bouncelab: wedge driver=rust kept a {:?} mapping of {} bytes until unbind\n",
+                k.direction(),
+                k.len()
+            );
+            // Out of memory: dropping it leaks it, never unmapped (warned).
+            let _ = self.kept.try_push(k);
         }
     }
 
@@ -95,7 +121,7 @@ impl<'a> Run<'a> {
         self.ring.try_reserve_exact(RING_SIZE)?;
         self.staging = zeroed(BATCH_MAX as usize * PKT_STRIDE)?;
         for _ in 0..RING_SIZE {
-            let buf = Mapping::<Bidirectional, _>::map(&self.edu.dev, zeroed(RX_BUF_SIZE)?)?;
+            let buf = Mapping::<Bidirectional, _>::map(self.bound, zeroed(RX_BUF_SIZE)?)?;
             self.ring.try_push(Slot {
                 buf: Some(buf),
                 delivered: false,
@@ -123,21 +149,20 @@ impl<'a> Run<'a> {
                 (self.pkt_len)(base + i),
             );
         }
-        let m = Mapping::<ToDevice, _>::map(&self.edu.dev, staging)?;
-        let ret = self.edu.dma_run(
-            EduAddr::Ram(m.dma_addr()),
-            EduAddr::Internal(EDU_BUF_ADDR),
-            size,
-            0,
-        );
-        if ret.is_err() && self.edu.is_wedged() {
-            // edu may still read it: keep it mapped for good.
-            core::mem::forget(m);
-            return ret;
+        let m = Mapping::<ToDevice, _>::map(self.bound, staging)?.lend();
+        let idle = self
+            .edu
+            .program_from_ram(&m, EDU_BUF_ADDR, size)
+            .and_then(|_| self.edu.start(0));
+        match idle {
+            // edu is done with it: unmapping gives the CPU buffer back.
+            Ok(idle) => self.staging = m.complete(&idle)?.unmap(),
+            Err(e) => {
+                // edu may still read it: keep it mapped until unbind.
+                self.keep(m);
+                return Err(e);
+            }
         }
-        // The device owns it: unmapping gives the CPU buffer back.
-        self.staging = m.unmap();
-        ret?;
         self.batch_base = base;
         self.batch_n = n;
         Ok(())
@@ -149,7 +174,7 @@ impl<'a> Run<'a> {
     }
 
     /// Runs `f`, counting its time as the device's.
-    fn timed(&mut self, f: impl FnOnce(&mut Self) -> Result) -> Result {
+    fn timed<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         let t = ktime_get_ns();
         let ret = f(self);
         self.dev_ns += ktime_get_ns() - t;
@@ -165,29 +190,44 @@ impl<'a> Run<'a> {
 
     /// edu writes packet `seq` into slot `k`; returns once it has landed.
     fn device_write(&mut self, seq: u32, k: usize) -> Result {
-        self.program_delivery(seq, k)?;
-        self.start_delivery(k)
+        let f = self.program_delivery(seq, k)?;
+        match self.start_delivery(k) {
+            Ok(idle) => {
+                self.ring[k].buf = Some(f.complete(&idle)?);
+                Ok(())
+            }
+            Err(e) => {
+                self.keep(f);
+                Err(e)
+            }
+        }
     }
 
-    /// Programs edu to write packet `seq` into slot `k`, which the device
-    /// must own now (its address is borrowed from the mapping).
-    fn program_delivery(&mut self, seq: u32, k: usize) -> Result {
+    /// Programs edu to write packet `seq` into slot `k`: the slot's mapping
+    /// is lent to edu, and stays in flight until edu is done with it.
+    fn program_delivery(&mut self, seq: u32, k: usize) -> Result<InFlight<Bidirectional>> {
         if self.batch_n == 0 || seq < self.batch_base || seq >= self.batch_base + self.batch_n {
             self.fill(seq)?;
         }
         let src = EDU_BUF_ADDR + u64::from(seq - self.batch_base) * PKT_STRIDE as u64;
         let len = PKT_HDR_LEN + (self.pkt_len)(seq) as usize;
-        let buf = self.ring[k].buf.as_ref().ok_or(EINVAL)?;
-        self.edu
-            .program(EduAddr::Internal(src), EduAddr::Ram(buf.dma_addr()), len)
+        let f = self.take(k)?.lend();
+        match self.edu.program_to_ram(src, &f, len) {
+            Ok(()) => Ok(f),
+            Err(e) => {
+                self.keep(f);
+                Err(e)
+            }
+        }
     }
 
-    /// Starts the programmed delivery into slot `k`; returns once it landed.
-    fn start_delivery(&mut self, k: usize) -> Result {
-        self.edu.start(DMA_TO_RAM)?;
+    /// Starts the programmed delivery into slot `k`; returns once it landed,
+    /// with edu's proof that it is done.
+    fn start_delivery(&mut self, k: usize) -> Result<Idle<'a>> {
+        let idle = self.edu.start(DMA_TO_RAM)?;
         self.ring[k].delivered = true;
         self.cnt.packets += 1;
-        Ok(())
+        Ok(idle)
     }
 
     fn take(&mut self, k: usize) -> Result<Mapping<Bidirectional, DeviceOwned>> {
@@ -285,22 +325,39 @@ impl<'a> Run<'a> {
     /// buffer, which then goes back with a `DMA_FROM_DEVICE` sync: the window
     /// in which aa6f8dcbab47 clobbered ath9k's frames.
     ///
-    /// The hardware was handed the buffer's address while it owned it (as
-    /// ath9k hands its ring over once); it writes after the CPU took the
-    /// buffer. That is the device breaking the rules, which no type can
-    /// prevent: the driver holds no slice of the buffer while it happens.
+    /// The buffer is lent to edu (its address programmed, as ath9k hands
+    /// its ring over once) before the CPU syncs it for itself: in flight,
+    /// the CPU gets only a volatile snapshot of it, and the buffer becomes a
+    /// plain mapping again only with edu's proof that it is done.
     pub(crate) fn race(&mut self, seq: u32, k: usize) -> Result {
         let t = ktime_get_ns();
-        let ret = self.program_delivery(seq, k);
+        let f = self.program_delivery(seq, k);
         self.dev_ns += ktime_get_ns() - t + self.clock_ns;
-        ret?;
-        let cpu = self.take(k)?.sync_for_cpu();
-        if status(cpu.as_slice()) == PKT_READY {
+        let cpu = f?.sync_for_cpu();
+        let mut head = [0u8; 4];
+        cpu.snapshot(&mut head);
+        if status(&head) == PKT_READY {
+            // A packet not yet received: edu has not been started, so it is
+            // idle; take the buffer back, receive, then deliver afresh.
+            let cpu = match self.edu.idle() {
+                Ok(idle) => cpu.complete(&idle)?,
+                Err(e) => {
+                    self.keep(cpu);
+                    return Err(e);
+                }
+            };
             self.receive(k, cpu)?;
-            return self.timed(|r| r.start_delivery(k));
+            return self.timed(|r| r.device_write(seq, k));
         }
-        let ret = self.timed(|r| r.start_delivery(k));
-        self.ring[k].buf = Some(cpu.give_back());
-        ret
+        match self.timed(|r| r.start_delivery(k)) {
+            Ok(idle) => {
+                self.ring[k].buf = Some(cpu.give_back().complete(&idle)?);
+                Ok(())
+            }
+            Err(e) => {
+                self.keep(cpu);
+                Err(e)
+            }
+        }
     }
 }

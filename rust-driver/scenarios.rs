@@ -11,6 +11,7 @@ use kernel::prelude::*;
 use kernel::{
     delay::{ktime_get_ms, ktime_get_ns},
     dev_info,
+    dma::Bound,
     error::code::*,
 };
 
@@ -157,9 +158,9 @@ fn run_s5(r: &mut Run<'_>) -> Result {
 
 impl Edu {
     /// Runs scenario `sc`, test number `nr`, on a fresh ring, and reports it.
-    pub(crate) fn run_scenario(&self, sc: &Scenario, nr: usize) {
+    pub(crate) fn run_scenario(&mut self, bound: &Bound<'_>, sc: &Scenario, nr: usize) {
         let start = ktime_get_ms();
-        let mut run = Run::new(self, sc);
+        let mut run = Run::new(self, bound, sc);
         let mut run_ns = 0;
         let ret = if self.is_wedged() {
             Err(EIO)
@@ -171,14 +172,11 @@ impl Edu {
                 ret
             })
         };
-        if self.is_wedged() {
-            // The types cannot know that the device may still write: leak
-            // the mappings rather than unmap buffers under a live transfer.
-            core::mem::forget(core::mem::take(&mut run.ring));
-        } else {
-            // Every buffer is unmapped here, whoever owns it.
-            run.ring.clear();
-        }
+        // Every buffer left in the ring is unmapped here, whoever owns it: no
+        // transfer uses it (those of a transfer that never finished are in
+        // `run.kept`, released at unbind once bus mastering is off).
+        run.ring.clear();
+        let kept = core::mem::take(&mut run.kept);
         let c = &mut run.cnt;
         let observed = match ret {
             Err(e) => {
@@ -214,5 +212,11 @@ impl Edu {
             nr,
             sc.name
         );
+        drop(run);
+        for k in kept {
+            // Out of memory: the kept mapping is dropped, which leaks it,
+            // never unmapped (with a warning).
+            let _ = self.kept.try_push(k);
+        }
     }
 }

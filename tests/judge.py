@@ -150,6 +150,14 @@ CHECKS = {
                  " and used_after == used_before", None, None),
     "module-results": ("{module} under {policy}", "results > 0 and ok == results", None, None),
     "no-pool": ("s0 disk does not bounce", "nslabs == 0", None, None),
+    "revoke-past-unbind": ("a mapping kept past unbind is refused, unmapped, and the unbind completes",
+                           "unbound == 1 and 0 <= unbind_ms < 10000 and observed == 'ok'"
+                           " and refused == 1 and used_after == used_before", None, None),
+    "stale-proof": ("a proof older than the address write does not end the flight",
+                    "observed == 'ok' and refused == 1", None, None),
+    "wedge-release": ("a wedged transfer's mapping is kept, then released with bus mastering off",
+                      "kept >= 1 and released == kept and bus_master == 0"
+                      " and used_after == used_before", None, None),
 }
 
 

@@ -1,10 +1,10 @@
 // ok: twin of copy_dma_addr.rs
 //! Must compile: keep a copy of a device address (the correct way)
 //!
-//! `DmaAddr` is not `Copy`: writing it to a register consumes it; ask the
-//! mapping again for another register.
+//! `DmaAddr` is not `Copy`: writing it to a register consumes it; ask the in-
+//! flight mapping again for another register.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -15,9 +15,9 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
-    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    mmio.write_dma_addr(m.dma_addr(), 0x80)?;
-    mmio.write_dma_addr(m.dma_addr(), 0x88)?;
-    Ok(m.unmap()[0])
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    mmio.write_dma_dst(f.dma_addr(), 0x80)?;
+    mmio.write_dma_dst(f.dma_addr(), 0x88)?;
+    Ok(f.complete(done)?.unmap()[0])
 }

@@ -1,9 +1,10 @@
 // error: E0308
 //! Must not compile: hand a CPU pointer to the device
 //!
-//! Only a `DmaAddr` can be programmed into a DMA address register.
+//! Only a `DmaAddr`, made by an in-flight mapping, can be programmed into a
+//! DMA address register.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -14,9 +15,10 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let c = m.sync_for_cpu();
-    mmio.write_dma_addr(c.as_slice().as_ptr(), 0x88)?;
+    mmio.write_dma_dst(c.as_slice().as_ptr(), 0x88)?;
+    let _ = done;
     Ok(c.as_slice()[0])
 }

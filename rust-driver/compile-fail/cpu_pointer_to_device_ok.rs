@@ -1,9 +1,10 @@
 // ok: twin of cpu_pointer_to_device.rs
 //! Must compile: hand a CPU pointer to the device (the correct way)
 //!
-//! Only a `DmaAddr` can be programmed into a DMA address register.
+//! Only a `DmaAddr`, made by an in-flight mapping, can be programmed into a
+//! DMA address register.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -14,9 +15,9 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
-    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    mmio.write_dma_addr(m.dma_addr(), 0x88)?;
-    let c = m.sync_for_cpu();
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    mmio.write_dma_dst(f.dma_addr(), 0x88)?;
+    let c = f.complete(done)?.sync_for_cpu();
     Ok(c.as_slice()[0])
 }

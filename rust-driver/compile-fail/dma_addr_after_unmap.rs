@@ -1,9 +1,10 @@
 // error: E0505
 //! Must not compile: program an address after unmap
 //!
-//! A `DmaAddr` cannot outlive the mapping it came from.
+//! A `DmaAddr` cannot outlive the in-flight mapping it came from, let alone
+//! its unmap.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -14,10 +15,10 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
-    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    let a = m.dma_addr();
-    let v = m.unmap();
-    mmio.write_dma_addr(a, 0x88)?;
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    let a = f.dma_addr();
+    let v = f.complete(done)?.unmap();
+    mmio.write_dma_dst(a, 0x88)?;
     Ok(v[0])
 }

@@ -3,7 +3,8 @@
 //!
 //! A `DmaAddr` is not a number the CPU can dereference.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
+use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,9 +14,10 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<u8> {
-    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    let p = m.dma_addr() as *const u8;
-    let _ = p;
-    Ok(0)
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    let p = f.dma_addr() as *const u8;
+    let _ = (mmio, done);
+    // SAFETY: none: this must not compile.
+    Ok(unsafe { *p })
 }

@@ -3,7 +3,8 @@
 //!
 //! A `DmaAddr` is not a number the CPU can dereference.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
+use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,9 +14,8 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<u8> {
-    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    let p = m.sync_for_cpu().as_slice().as_ptr();
-    let _ = p;
-    Ok(0)
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    mmio.write_dma_dst(f.dma_addr(), 0x88)?;
+    Ok(f.complete(done)?.sync_for_cpu().as_slice()[0])
 }

@@ -1,9 +1,10 @@
 // error: E0599
 //! Must not compile: ask for the device address while the CPU holds the buffer
 //!
-//! `dma_addr()` exists only for device-owned mappings.
+//! Only an in-flight mapping has `dma_addr()`, and only a device-owned
+//! mapping can be lent.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -14,9 +15,10 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let c = m.sync_for_cpu();
-    mmio.write_dma_addr(c.dma_addr(), 0x88)?;
+    mmio.write_dma_dst(c.dma_addr(), 0x88)?;
+    let _ = done;
     Ok(c.as_slice()[0])
 }

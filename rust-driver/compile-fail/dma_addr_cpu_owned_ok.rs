@@ -1,9 +1,10 @@
 // ok: twin of dma_addr_cpu_owned.rs
 //! Must compile: ask for the device address while the CPU holds the buffer (the correct way)
 //!
-//! `dma_addr()` exists only for device-owned mappings.
+//! Only an in-flight mapping has `dma_addr()`, and only a device-owned
+//! mapping can be lent.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -14,10 +15,10 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let c = m.sync_for_cpu();
-    let d = c.give_back();
-    mmio.write_dma_addr(d.dma_addr(), 0x88)?;
-    Ok(d.unmap()[0])
+    let f = c.give_back().lend();
+    mmio.write_dma_dst(f.dma_addr(), 0x88)?;
+    Ok(f.complete(done)?.unmap()[0])
 }

@@ -1,9 +1,13 @@
-// error: E0423
+// error: E0451
 //! Must not compile: forge a device address
 //!
-//! Only a mapping makes a `DmaAddr`: no integer can become one.
+//! `DmaAddr` has only private fields: no integer becomes an address the
+//! device is given; only `InFlight::dma_addr()` makes one, and that lends the
+//! mapping.
 
-use kernel::dma::{Device, DmaAddr, FromDevice, Mapping};
+use core::{marker::PhantomData, ptr::NonNull, sync::atomic::AtomicU64};
+use kernel::bindings;
+use kernel::dma::{Bound, DmaAddr, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -14,8 +18,16 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    mmio.write_dma_addr(DmaAddr(0x1000), 0x88)?;
+    let never = AtomicU64::new(0);
+    let a: DmaAddr<'_, FromDevice> = DmaAddr {
+        addr: 0x1000,
+        dev: NonNull::<bindings::device>::dangling(),
+        handed: &never,
+        _dir: PhantomData,
+    };
+    mmio.write_dma_dst(a, 0x88)?;
+    let _ = done;
     Ok(m.unmap()[0])
 }

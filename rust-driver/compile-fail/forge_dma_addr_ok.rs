@@ -1,9 +1,13 @@
 // ok: twin of forge_dma_addr.rs
 //! Must compile: forge a device address (the correct way)
 //!
-//! Only a mapping makes a `DmaAddr`: no integer can become one.
+//! `DmaAddr` has only private fields: no integer becomes an address the
+//! device is given; only `InFlight::dma_addr()` makes one, and that lends the
+//! mapping.
 
-use kernel::dma::{Device, DmaAddr, FromDevice, Mapping};
+use core::{marker::PhantomData, ptr::NonNull, sync::atomic::AtomicU64};
+use kernel::bindings;
+use kernel::dma::{Bound, DmaAddr, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -14,9 +18,14 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
-    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    let a: DmaAddr<'_> = m.dma_addr();
-    mmio.write_dma_addr(a, 0x88)?;
-    Ok(m.unmap()[0])
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    let a: DmaAddr<'_, FromDevice> = f.dma_addr();
+    mmio.write_dma_dst(a, 0x88)?;
+    let _ = (
+        PhantomData::<bindings::device>,
+        NonNull::<u8>::dangling(),
+        AtomicU64::new(0),
+    );
+    Ok(f.complete(done)?.unmap()[0])
 }

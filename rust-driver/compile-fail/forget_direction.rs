@@ -3,7 +3,7 @@
 //!
 //! A mapping has no default direction: it must be named.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,7 +13,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<u8> {
+pub fn case(dev: &Bound<'_>) -> Result<u8> {
     let m = Mapping::map(dev, buf()?)?;
     let c = m.sync_for_cpu();
     Ok(c.as_slice()[0])

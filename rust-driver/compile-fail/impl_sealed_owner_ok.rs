@@ -3,7 +3,7 @@
 //!
 //! `Owner` is sealed: a made-up owner state would bypass the transitions.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,6 +13,6 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<Vec<u8>> {
+pub fn case(dev: &Bound<'_>) -> Result<Vec<u8>> {
     Ok(Mapping::<FromDevice, _>::map(dev, buf()?)?.unmap())
 }

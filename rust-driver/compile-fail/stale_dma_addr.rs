@@ -1,10 +1,11 @@
 // error: E0505
-//! Must not compile: program an address after the CPU took the buffer
+//! Must not compile: program an address after the device was declared done
 //!
-//! A `DmaAddr` borrows the device-owned mapping: it cannot outlive
-//! `sync_for_cpu()`, so a stale address never reaches a register.
+//! A `DmaAddr` borrows the in-flight mapping: it cannot outlive `complete()`,
+//! so an address is never given to the device after the proof that ends its
+//! flight.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
 use kernel::io_mem::IoMem;
 use kernel::prelude::*;
 
@@ -15,10 +16,10 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device, mmio: &IoMem) -> Result<u8> {
-    let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    let a = m.dma_addr();
-    let c = m.sync_for_cpu();
-    mmio.write_dma_addr(a, 0x88)?;
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    let a = f.dma_addr();
+    let c = f.complete(done)?.sync_for_cpu();
+    mmio.write_dma_dst(a, 0x88)?;
     Ok(c.as_slice()[0])
 }

@@ -1,9 +1,10 @@
 // error: E0382
 //! Must not compile: use after ownership moved
 //!
-//! `sync_for_cpu()` consumes the device-owned mapping: its old handle cannot hand the address to the device again.
+//! `sync_for_cpu()` consumes the device-owned mapping: its old handle cannot
+//! lend the buffer to the device while the CPU owns it.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,9 +14,9 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<u8> {
+pub fn case(dev: &Bound<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let c = m.sync_for_cpu();
-    let _ = m.dma_addr();
+    let _f = m.lend();
     Ok(c.as_slice()[0])
 }

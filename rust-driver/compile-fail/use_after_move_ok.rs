@@ -1,9 +1,10 @@
 // ok: twin of use_after_move.rs
 //! Must compile: use after ownership moved (the correct way)
 //!
-//! `sync_for_cpu()` consumes the device-owned mapping: its old handle cannot hand the address to the device again.
+//! `sync_for_cpu()` consumes the device-owned mapping: its old handle cannot
+//! lend the buffer to the device while the CPU owns it.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,9 +14,10 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<u8> {
+pub fn case(dev: &Bound<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
-    let _ = m.dma_addr();
     let c = m.sync_for_cpu();
-    Ok(c.as_slice()[0])
+    let v = c.as_slice()[0];
+    let _f = c.give_back().lend();
+    Ok(v)
 }

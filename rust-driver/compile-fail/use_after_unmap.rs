@@ -1,9 +1,10 @@
 // error: E0382
 //! Must not compile: use after unmap
 //!
-//! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is gone.
+//! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is
+//! gone, and cannot be lent to the device.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,9 +14,9 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<u8> {
+pub fn case(dev: &Bound<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let v = m.unmap();
-    let _ = m.dma_addr();
+    let _f = m.lend();
     Ok(v[0])
 }

@@ -1,9 +1,10 @@
 // ok: twin of use_after_unmap.rs
 //! Must compile: use after unmap (the correct way)
 //!
-//! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is gone.
+//! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is
+//! gone, and cannot be lent to the device.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,7 +14,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<u8> {
+pub fn case(dev: &Bound<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let v = m.unmap();
     Ok(v[0])

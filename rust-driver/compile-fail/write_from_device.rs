@@ -3,7 +3,7 @@
 //!
 //! A `FromDevice` buffer is read-only to the CPU, even while the CPU owns it.
 
-use kernel::dma::{Device, FromDevice, Mapping};
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
@@ -13,7 +13,7 @@ fn buf() -> Result<Vec<u8>> {
 }
 
 /// The case.
-pub fn case(dev: &Device) -> Result<u8> {
+pub fn case(dev: &Bound<'_>) -> Result<u8> {
     let m = Mapping::<FromDevice, _>::map(dev, buf()?)?;
     let mut w = m.sync_for_cpu().writer();
     w.fill(0, 1, 0)?;

@@ -1,0 +1,21 @@
+// ok: twin of forge_bound.rs
+//! Must compile: forge the proof that a driver is bound (the correct way)
+//!
+//! `Bound` has only private fields: a driver cannot claim a binding it was
+//! not given, to map for a device after its unbind.
+
+use kernel::dma::{Bound, Device, FromDevice, Mapping};
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(bound: &Bound<'_>, kept: &Device) -> Result<u8> {
+    let _ = kept;
+    let m = Mapping::<FromDevice, _>::map(bound, buf()?)?;
+    Ok(m.unmap()[0])
+}

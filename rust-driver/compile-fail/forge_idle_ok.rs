@@ -1,0 +1,26 @@
+// ok: twin of forge_idle.rs
+//! Must compile: forge the proof that the device is done (the correct way)
+//!
+//! `Idle` has only private fields: a driver gets one from the bus (bus
+//! mastering off) or states its reason in an `unsafe` block, never by
+//! building one, which would let an in-flight buffer be unmapped under DMA.
+
+use core::{marker::PhantomData, ptr::NonNull};
+use kernel::bindings;
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
+use kernel::io_mem::IoMem;
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    mmio.write_dma_dst(f.dma_addr(), 0x88)?;
+    let _ = (PhantomData::<bindings::device>, NonNull::<u8>::dangling());
+    Ok(f.complete(done)?.unmap()[0])
+}

@@ -1,0 +1,28 @@
+// ok: twin of program_sync_read.rs
+//! Must compile: read an in-flight buffer through a slice (the correct way)
+//!
+//! After `sync_for_cpu()` the device may still be writing an in-flight buffer
+//! (without a bounce buffer, these very bytes): a slice of it is `unsafe`, as
+//! mainline's `Coherent::as_slice`; `snapshot()` copies it with volatile
+//! reads.
+
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
+use kernel::io_mem::IoMem;
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    mmio.write_dma_dst(f.dma_addr(), 0x88)?;
+    let c = f.sync_for_cpu();
+    let mut head = [0u8; 1];
+    c.snapshot(&mut head);
+    let _ = c.complete(done)?;
+    Ok(head[0])
+}

@@ -1,0 +1,28 @@
+// ok: twin of program_unmap_start.rs
+//! Must compile: program the address, unmap, then start the transfer (the correct way)
+//!
+//! Once its address is programmed, the mapping is in flight, and an
+//! `InFlight` has no `unmap()`: only a proof that the device is done
+//! (`complete()`) gives the mapping back. Starting the transfer after an
+//! unmap would have the device write a freed buffer or a bounce slot another
+//! mapping owns.
+
+use kernel::dma::{Bound, FromDevice, Idle, Mapping};
+use kernel::io_mem::IoMem;
+use kernel::prelude::*;
+
+fn buf() -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_push(0)?;
+    Ok(v)
+}
+
+/// The case.
+pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
+    let f = Mapping::<FromDevice, _>::map(dev, buf()?)?.lend();
+    mmio.write_dma_dst(f.dma_addr(), 0x88)?;
+    mmio.write32(1 | 2, 0x98)?; // start: edu -> RAM
+                                // ... the driver observes the completion, which `done` proves ...
+    let v = f.complete(done)?.unmap();
+    Ok(v[0])
+}
