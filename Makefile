@@ -115,7 +115,7 @@ test: kernel guest
 test-debug:
 	@$(MAKE) --no-print-directory test BUILD=$(CACHE)/build-debug OUT=$(CACHE)/out-debug \
 		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/debug/*.config)" \
-		BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off WB_DEPTH=5 \
+		BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off \
 		BOOT_ARGS="bouncelab.kunit_args=ops=1000000 $(BOOT_ARGS)" \
 		EXTRA_FATAL='WARNING:|possible circular locking|possible recursive locking|new suspected memory leak'
 

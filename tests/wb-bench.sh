@@ -26,10 +26,12 @@ CPUs with ERMS (as this one); swiotlb_wb.c is built with the kernel's x86
 flags (no SSE or AVX).
 
 The second table takes the hot poll cycle apart: each pass alone over the
-buffer, 6.1's whole cycle (one copy) against the compare with which
-sync_for_device finds what the CPU wrote and the fingerprints which both
-sync_for_cpu and sync_for_device take (the latter so that a line both
-sides set to the same bytes recovers).
+buffer, 6.1's whole cycle (one copy) against a compare of the two copies,
+a fingerprint of every line (through the out-of-line swiotlb_wb_fp()),
+and the kernel's sync_for_cpu (copy and fingerprint in one pass) and
+sync_for_device (compare and fingerprint in one pass; the fingerprint is
+what lets a line both sides set to the same bytes recover) with nobody
+writing.
 
 EOT
 "$out/wb_bench" -r "$rounds" -n 201
