@@ -41,11 +41,12 @@ echo "$variants" | while IFS=: read -r name args count; do
 	# shellcheck disable=SC2086
 	$check $args >"$out/variant-$name.log" 2>&1 || true
 done
+"$out/wb_check_fp4" -l 2 -d 4 >"$out/fp4.log" 2>&1 || true
 wait
 
 nvar=$(echo "$variants" | wc -l)
 echo "KTAP version 1"
-echo "1..$(($# + nvar))"
+echo "1..$(($# + nvar + 1))"
 i=0
 for args in "$@"; do
 	i=$((i + 1))
@@ -66,3 +67,16 @@ echo "$variants" | while IFS=: read -r name args count; do
 		echo "not ok $i wb_check -v $name fails $count"
 	fi
 done
+# The same code with a 4-bit fingerprint: its collisions (a device write
+# that looks like none, a CPU write hidden in DEV state) must show in the
+# counts, and stay rare.
+i=$(($# + nvar + 1))
+tail -n 1 "$out/fp4.log" | sed 's/^/# /'
+seqs=$(tail -n 1 "$out/fp4.log" | sed -n 's/.* sequences \([0-9]*\),.*/\1/p')
+bad=$(tail -n 1 "$out/fp4.log" | sed -n 's/.* r_div \([0-9]*\),.* regress_other \([0-9]*\),.*/\1 + \2/p')
+bad=$((${bad:-0}))
+if [ "$bad" -gt 0 ] && [ "$bad" -le $((${seqs:-0} / 1000)) ]; then
+	echo "ok $i wb_check_fp4: collisions of a 4-bit fingerprint show ($bad of $seqs sequences) and stay below 1/1000"
+else
+	echo "not ok $i wb_check_fp4: collisions of a 4-bit fingerprint show and stay below 1/1000 ($bad of ${seqs:-?})"
+fi
