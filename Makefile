@@ -50,7 +50,7 @@ DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img
 # smp: two CPUs syncing halves of one line of one mapping (guest/plans/smp);
 # cc: the confidential-guest rule, forced (guest/plans/cc).
 SMP_BOOT := ;smp:bouncelab.plan=smp bouncelab.smp=2;cc:bouncelab.plan=cc swiotlb_cc=force
-BOOTS ?= matrix:$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)
+BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module

@@ -66,6 +66,12 @@ smp=
 case " $* " in
 *" bouncelab.smp=2 "*) smp="-smp cpus=2,sockets=2" ;;
 esac
+# bouncelab.cpu=max: QEMU's most capable CPU model, whose AVX2 the
+# vector passes of kernel/dma/swiotlb_wb.c use (qemu64 has SSE2 only).
+cpu=${QEMU_CPU:-qemu64}
+case " $* " in
+*" bouncelab.cpu=max "*) cpu=max ;;
+esac
 mkdir -p "$logdir"
 rm -f "$logdir/console.log" "$logdir/guest.log"
 accel=${QEMU_ACCEL:-tcg}
@@ -78,7 +84,7 @@ console=file:$logdir/console.log fg=
 # shellcheck disable=SC2086 # $extra is a list of QEMU arguments
 exec timeout $fg --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	qemu-system-x86_64 \
-	-accel "$accel" ${icount:+-icount "$icount"} -cpu "${QEMU_CPU:-qemu64}" \
+	-accel "$accel" ${icount:+-icount "$icount"} -cpu "$cpu" \
 	-m "${QEMU_MEM:-256}" $smp -nodefaults -display none -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 swiotlb=16384,force oops=panic panic=-1 $*" \

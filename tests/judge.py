@@ -767,7 +767,7 @@ def cmd_bench(args):
             continue
         f = dict(KV_RE.findall(line[len("# bench "):]))
         kind = f["kind"]
-        if kind in ("poll", "rearm", "memcpy"):
+        if kind in ("poll", "rearm", "memcpy", "fpu"):
             val, unit = int(f["ns"]) / int(f["iters"]), "ns/cycle"
         elif kind.startswith("rx-"):
             val, unit = int(f["ns"]) / int(f["iters"]), "ns/packet"
@@ -800,7 +800,7 @@ def cmd_bench(args):
         m = med(v)
         return 100.0 * (max(v) - min(v)) / m if m else 0.0
 
-    kord = ["poll", "rearm", "memcpy"]
+    kord = ["poll", "rearm", "memcpy", "fpu"]
     cells = collections.OrderedDict(sorted(cells.items(), key=lambda kv: (
         kord.index(kv[0][0]) if kv[0][0] in kord else 9, kv[0][0], kv[0][1], kv[0][2])))
     summary = {}
@@ -906,11 +906,14 @@ def cmd_bench(args):
           "or hash costs several instructions per 8 bytes: ratios against memcpy measure "
           "instructions, not what a real CPU's fast string moves would show.", "",
           "### Targets", "", "| target | measured | status |", "|---|---|---|"] + targets + [""]
-    md.append(table(("poll", "rearm", "memcpy"),
+    md.append(table(("poll", "rearm", "memcpy", "fpu"),
                     "Sync cycles (samples/dma/swiotlb_sync_bench.ko)",
                     "poll = sync_for_cpu + sync_for_device (DMA_FROM_DEVICE, CPU only reads); "
                     "rearm = the same with the CPU writing 25% of the buffer in between; "
-                    "memcpy = one memcpy of the size (the floor). Unit: ns per cycle."))
+                    "memcpy = one memcpy of the size (the floor); fpu (size 0) = "
+                    "kernel_fpu_begin() + kernel_fpu_end(), what a call that takes a vector "
+                    "pass pays besides its lines (not the first of a system call). "
+                    "Unit: ns per cycle."))
     md.append("![poll cycle](sync-poll.png)\n\n![rearm cycle](sync-rearm.png)\n")
     md.append(table(tuple(k for k in units if k.startswith("map-")),
                     "Map + unmap (kernel dma_map_benchmark)",
