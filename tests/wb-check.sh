@@ -5,7 +5,8 @@
 # against R (the write-back-cache reference), coherent memory M and 6.1's
 # copies, as KTAP: every sequence of up to DEPTH operations on a 2-line
 # and (DEPTH 4 at most) a 3-line mapping, line-aligned and starting
-# inside a line, then device writes landing inside every call (-i); each
+# inside a line, then device writes landing inside every call (-i), and
+# a 5-line mapping (AVX2 takes four lines at a time) to depth 3; each
 # in every pass this CPU has (scalar, sse2, avx2: -p), and a vector pass
 # must count exactly what the scalar one counts (the interleaved cases
 # apart: a vector pass reads a line in fewer accesses, so fewer places
@@ -28,7 +29,9 @@ shapes='-l 2 -d '$depth'
 -l 3 -d '$d3'
 -l 3 -d '$d3' -o 8
 -i -l 2 -d 3
--i -l 2 -d 3 -o 8'
+-i -l 2 -d 3 -o 8
+-l 5 -d 3
+-i -l 5 -d 2'
 set --
 for pass in scalar sse2 avx2; do
 	# A pass this CPU lacks exits 2 at once.
