@@ -44,13 +44,22 @@ SG_PAGES_BOOT := ;sg-pages:swiotlb=noforce bouncelab.plan=sgpages
 BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncelab.bad_dir=$(c))
 # drivers: real storage drivers (virtio-blk, NVMe, AHCI, megasas) and NICs
 # under every policy, on scratch disks of their own (guest/plans/drivers,
-# guest/run-qemu.sh).
-DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers
+# guest/run-qemu.sh), with the swiotlb audit on (docs/audit.md); e1000's
+# receive ring at its smallest (48), so that its 150 frames a NIC wrap it
+# and copybreak reuses buffers, the pattern the audit reports (one value
+# per probe: each rebind is a new board to e1000, 2 + 2 per policy).
+space := $(subst ,, )
+comma := ,
+DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers swiotlb_audit=on \
+	e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)))
 DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img)
 # smp: two CPUs syncing halves of one line of one mapping (guest/plans/smp);
 # cc: the confidential-guest rule, forced (guest/plans/cc).
 SMP_BOOT := ;smp:bouncelab.plan=smp bouncelab.smp=2;cc:bouncelab.plan=cc swiotlb_cc=force
-BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)
+# audit: the swiotlb audit on the C poller's scenarios and a planted bug
+# (guest/plans/audit, docs/audit.md).
+AUDIT_BOOT := ;audit:bouncelab.plan=audit swiotlb_audit=on
+BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)$(AUDIT_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
@@ -135,7 +144,8 @@ help:
 	@echo "make demo        build, boot every policy, print the comparison table"
 	@echo "make test        the same run judged: KTAP, then 'N passed, N failed' (CI)"
 	@echo "make shell       the patched kernel with a shell on this terminal;"
-	@echo "                 POLICY=<name> starts under one policy ($(POLICY_NAMES))"
+	@echo "                 POLICY=<name> starts under one policy ($(POLICY_NAMES));"
+	@echo "                 BOOT_ARGS=swiotlb_audit=on with the swiotlb audit on (docs/audit.md)"
 	@echo "make run BOOT=<name> [POLICIES=a,b]"
 	@echo "                 one boot of the suite, judged (boots: $(BOOT_NAMES))"
 	@echo "make bench       what each policy costs, guest clock and host CPU side by side"
@@ -153,7 +163,7 @@ shell: shell-check kernel guest
 	@echo "booting a shell (Ctrl-A X quits QEMU; logs: $(LOGS)/shell)"
 	@QEMU_CONSOLE=stdio BOOT_TIMEOUT=0 guest/run-qemu.sh $(BZIMAGE) $(OUT)/initramfs.cpio \
 		$(OUT)/disk.img $(LOGS)/shell bouncelab.plan=shell \
-		$(if $(POLICY),swiotlb_policy=$(POLICY))
+		$(if $(POLICY),swiotlb_policy=$(POLICY)) $(BOOT_ARGS)
 
 # Checked before anything is built.
 shell-check:
