@@ -149,6 +149,8 @@ help:
 	@echo "make run BOOT=<name> [POLICIES=a,b]"
 	@echo "                 one boot of the suite, judged (boots: $(BOOT_NAMES))"
 	@echo "make bench       what each policy costs, guest clock and host CPU side by side"
+	@echo "make insn-trace  where one swiotlb call's instructions go in the guest (needs gdb;"
+	@echo "                 POLICY= FUNC= SIZE= CALLS=, see the Makefile)"
 	@echo "make test-debug  make test on a KASAN/kmemleak/lockdep/dma-debug kernel (not in CI)"
 	@echo "make test-kcsan  the SMP boot on a KCSAN kernel (not in CI)"
 	@echo "make tree        a git work tree with the series applied, for editing;"
@@ -292,7 +294,7 @@ MAPBENCH := $(OUT)/guest-bin/dma_map_benchmark
 BENCH_VERSION = $(shell git log -1 --format=%h -- c-patches/0001-*)$(shell git diff --quiet -- \
 	c-patches/0001-* || echo "+uncommitted:$$(cat c-patches/0001-* | sha1sum | cut -c1-8)")
 
-.PHONY: bench
+.PHONY: bench insn-trace
 bench: kernel $(MAPBENCH)
 	@$(MAKE) --no-print-directory guest
 	@start=$$(date +%s); status=0; rm -rf $(OUT)/bench; mkdir -p $(OUT)/bench; \
@@ -309,6 +311,18 @@ bench: kernel $(MAPBENCH)
 		tests/wb-bench.sh $(SRC) $(OUT)/wb-check >>$(OUT)/bench/report.md || status=1; \
 	fi; \
 	echo "bench boots and report took $$(($$(date +%s) - start)) s"; exit $$status
+
+# `make insn-trace`: where the guest clock's instructions go in one
+# swiotlb call (tests/insn-trace.sh; needs gdb): the sync bench boots under
+# POLICY (default transparent) with QEMU's gdbstub, and gdb single-steps
+# CALLS (1) calls of FUNC (swiotlb_sync_single_for_cpu) of SIZE (4096)
+# bytes after passing over SKIP (3), counting per function.
+insn-trace: kernel guest
+	@[ -z "$(POLICY)" ] || echo " $(POLICY_NAMES) " | grep -q " $(POLICY) " || \
+		{ echo "error: POLICY=$(POLICY) is not one of: $(POLICY_NAMES)"; exit 1; }
+	@POLICY='$(POLICY)' FUNC='$(FUNC)' SIZE='$(SIZE)' CALLS='$(CALLS)' SKIP='$(SKIP)' \
+		tests/insn-trace.sh $(BZIMAGE) $(BUILD)/vmlinux $(OUT)/initramfs.cpio \
+		$(OUT)/disk.img $(LOGS)/insn-trace
 
 # The kernel's own map/unmap benchmark tool, static, into the guest's /bin.
 $(MAPBENCH): $(SRC)/tools/testing/selftests/dma/dma_map_benchmark.c

@@ -11,6 +11,8 @@
 # pool may lie above edu's 28-bit DMA mask and the edu drivers fail to probe).
 # QEMU_CPU is the CPU model (default qemu64; make bench also uses max,
 # which has ERMS, so the kernel's memcpy becomes rep movsb).
+# QEMU_GDB=PORT opens QEMU's gdbstub on that TCP port and holds the guest
+# until gdb continues it (tests/insn-trace.sh).
 # QEMU_CONSOLE=stdio puts the console on this terminal instead of
 # LOGDIR/console.log (`make shell`; Ctrl-A X quits QEMU); BOOT_TIMEOUT=0
 # means no time limit.
@@ -99,4 +101,4 @@ exec timeout $fg --kill-after=5 "${BOOT_TIMEOUT:-900}" \
 	-device virtio-scsi-pci,id=scsi0,disable-legacy=on,iommu_platform=on \
 	-drive "file=$disk,format=raw,if=none,id=disk0,readonly=on" \
 	-device scsi-hd,drive=disk0,bus=scsi0.0 \
-	-net none $extra
+	-net none $extra ${QEMU_GDB:+-gdb tcp::$QEMU_GDB -S}

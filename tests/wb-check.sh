@@ -6,9 +6,11 @@
 # copies, as KTAP: every sequence of up to DEPTH operations on a 2-line
 # and (DEPTH 4 at most) a 3-line mapping, line-aligned and starting
 # inside a line, then device writes landing inside every call (-i), and
-# a 5-line mapping (AVX2 takes four lines at a time) to depth 3, and an
-# 8-line one from the device (two groups: the loop goes on after a
-# group's slow path); each
+# a 5-line mapping (AVX2 takes four lines at a time) to depth 3, a
+# 4-line one (one group) to DEPTH 4 with whole-line writes and ranges
+# (a group the asm writes back must leave fingerprints that the next
+# call can use), and an 8-line one from the device (two groups: the
+# loop goes on after a group's slow path); each
 # in every pass this CPU has (scalar, sse2, avx2: -p), and a vector pass
 # must count exactly what the scalar one counts (the interleaved cases
 # apart: a vector pass reads a line in fewer accesses, so fewer places
@@ -33,6 +35,7 @@ shapes='-l 2 -d '$depth'
 -i -l 2 -d 3
 -i -l 2 -d 3 -o 8
 -l 5 -d 3
+-l 4 -d '$d3' -w
 -i -l 5 -d 2
 -l 8 -d 3 -m FROM'
 set --
