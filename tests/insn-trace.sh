@@ -22,11 +22,15 @@ QEMU_GDB=$port QEMU_CPU=${QEMU_CPU:-max} BOOT_TIMEOUT=900 \
 	"bouncelab.policies=${POLICY:-transparent}" &
 qemu=$!
 trap 'kill $qemu 2>/dev/null || true' EXIT
-if ! TRACE_PORT=$port TRACE_FUNC=${FUNC:-swiotlb_sync_single_for_cpu} \
+# gdb -batch exits 0 even when the script fails: judge by what it printed.
+TRACE_PORT=$port TRACE_FUNC=${FUNC:-swiotlb_sync_single_for_cpu} \
 	TRACE_SIZE=${SIZE:-4096} TRACE_SKIP=${SKIP:-3} TRACE_CALLS=${CALLS:-1} \
 	timeout 900 gdb -batch -nx -x tests/insn_trace.py "$vmlinux" \
-	>"$logdir/gdb.log" 2>&1; then
+	>"$logdir/gdb.log" 2>&1 || true
+if ! grep -q '^# .* instructions$' "$logdir/gdb.log"; then
 	tail -n 20 "$logdir/gdb.log" >&2
+	[ ! -s "$logdir/console.log" ] || { echo "# the guest's console, last lines:" >&2;
+		tail -n 10 "$logdir/console.log" >&2; }
 	echo "error: the trace failed (gdb: $logdir/gdb.log, console: $logdir/console.log)" >&2
 	exit 1
 fi

@@ -9,7 +9,6 @@
 # over first), TRACE_CALLS (calls traced, one after another).
 import collections
 import os
-import time
 
 import gdb
 
@@ -21,15 +20,11 @@ calls = int(os.environ.get("TRACE_CALLS", "1"))
 
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
-for attempt in range(100):
-    try:
-        gdb.execute("target remote :" + port)
-        break
-    except gdb.error:
-        # QEMU may not listen yet.
-        if attempt == 99:
-            raise
-        time.sleep(0.1)
+# QEMU may not listen yet: gdb retries a refused connection for this
+# long, then gives up (a QEMU that failed to start).
+gdb.execute("set tcp auto-retry on")
+gdb.execute("set tcp connect-timeout 20")
+gdb.execute("target remote :" + port)
 inferior = gdb.selected_inferior()
 names = {}
 
