@@ -94,7 +94,7 @@ logged = $(3) >$(1) 2>&1 || \
 	{ tail -n 40 $(1); echo "error: $(2) failed, log: $(1)"; exit 1; }
 
 .PHONY: all demo test test-debug test-kcsan kernel guest deps tree export clean distclean _kernel _build \
-	shell shell-check run help
+	shell shell-check policy-check run help
 
 all: test
 
@@ -168,9 +168,12 @@ shell: shell-check kernel guest
 		$(if $(POLICY),swiotlb_policy=$(POLICY)) $(BOOT_ARGS)
 
 # Checked before anything is built.
-shell-check:
+shell-check: policy-check
 	@[ -t 0 ] && [ -t 1 ] || { echo "error: make shell needs a terminal on stdin and stdout;" \
 		"for a scripted boot use make run BOOT=<name>"; exit 1; }
+
+# POLICY, where given (make shell, make insn-trace), names a policy.
+policy-check:
 	@[ -z "$(POLICY)" ] || echo " $(POLICY_NAMES) " | grep -q " $(POLICY) " || \
 		{ echo "error: POLICY=$(POLICY) is not one of: $(POLICY_NAMES)"; exit 1; }
 
@@ -317,9 +320,7 @@ bench: kernel $(MAPBENCH)
 # POLICY (default transparent) with QEMU's gdbstub, and gdb single-steps
 # CALLS (1) calls of FUNC (swiotlb_sync_single_for_cpu) of SIZE (4096)
 # bytes after passing over SKIP (3), counting per function.
-insn-trace: kernel guest
-	@[ -z "$(POLICY)" ] || echo " $(POLICY_NAMES) " | grep -q " $(POLICY) " || \
-		{ echo "error: POLICY=$(POLICY) is not one of: $(POLICY_NAMES)"; exit 1; }
+insn-trace: policy-check kernel guest
 	@POLICY='$(POLICY)' FUNC='$(FUNC)' SIZE='$(SIZE)' CALLS='$(CALLS)' SKIP='$(SKIP)' \
 		tests/insn-trace.sh $(BZIMAGE) $(BUILD)/vmlinux $(OUT)/initramfs.cpio \
 		$(OUT)/disk.img $(LOGS)/insn-trace
