@@ -150,7 +150,7 @@ help:
 	@echo "                 one boot of the suite, judged (boots: $(BOOT_NAMES))"
 	@echo "make bench       what each policy costs, guest clock and host CPU side by side"
 	@echo "make insn-trace  where one swiotlb call's instructions go in the guest (needs gdb;"
-	@echo "                 POLICY= FUNC= SIZE= CALLS=, see the Makefile)"
+	@echo "                 POLICY= FUNC= SIZE= CALLS= SKIP= PCS=, see the Makefile)"
 	@echo "make test-debug  make test on a KASAN/kmemleak/lockdep/dma-debug kernel (not in CI)"
 	@echo "make test-kcsan  the SMP boot on a KCSAN kernel (not in CI)"
 	@echo "make tree        a git work tree with the series applied, for editing;"
@@ -321,7 +321,7 @@ bench: kernel $(MAPBENCH)
 # CALLS (1) calls of FUNC (swiotlb_sync_single_for_cpu) of SIZE (4096)
 # bytes after passing over SKIP (3), counting per function.
 insn-trace: policy-check kernel guest
-	@POLICY='$(POLICY)' FUNC='$(FUNC)' SIZE='$(SIZE)' CALLS='$(CALLS)' SKIP='$(SKIP)' \
+	@POLICY='$(POLICY)' FUNC='$(FUNC)' SIZE='$(SIZE)' CALLS='$(CALLS)' SKIP='$(SKIP)' PCS='$(PCS)' \
 		tests/insn-trace.sh $(BZIMAGE) $(BUILD)/vmlinux $(OUT)/initramfs.cpio \
 		$(OUT)/disk.img $(LOGS)/insn-trace
 

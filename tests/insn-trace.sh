@@ -9,7 +9,8 @@
 # usage: insn-trace.sh BZIMAGE VMLINUX INITRAMFS DISK LOGDIR
 # environment: POLICY (transparent), FUNC (swiotlb_sync_single_for_cpu),
 # SIZE (4096), SKIP (3: calls passed over, the bench's first ones),
-# CALLS (1), QEMU_CPU (max), TRACE_PORT (1234)
+# CALLS (1), PCS (functions to count address by address), QEMU_CPU (max),
+# TRACE_PORT (1234)
 set -eu
 bz=$1 vmlinux=$2 initrd=$3 disk=$4 logdir=$5
 command -v gdb >/dev/null ||
@@ -25,6 +26,7 @@ trap 'kill $qemu 2>/dev/null || true' EXIT
 # gdb -batch exits 0 even when the script fails: judge by what it printed.
 TRACE_PORT=$port TRACE_FUNC=${FUNC:-swiotlb_sync_single_for_cpu} \
 	TRACE_SIZE=${SIZE:-4096} TRACE_SKIP=${SKIP:-3} TRACE_CALLS=${CALLS:-1} \
+	TRACE_PCS=${PCS:-} \
 	timeout 900 gdb -batch -nx -x tests/insn_trace.py "$vmlinux" \
 	>"$logdir/gdb.log" 2>&1 || true
 if ! grep -q '^# .* instructions$' "$logdir/gdb.log"; then

@@ -6,7 +6,9 @@
 # order first reached.  Under -icount that count is the guest clock's cost
 # of the call.  Settings from the environment (tests/insn-trace.sh sets
 # them): TRACE_PORT, TRACE_FUNC, TRACE_SIZE, TRACE_SKIP (calls passed
-# over first), TRACE_CALLS (calls traced, one after another).
+# over first), TRACE_CALLS (calls traced, one after another), TRACE_PCS
+# (comma-separated functions whose instructions are also counted one by
+# one, printed as address and count).
 import collections
 import os
 
@@ -17,6 +19,7 @@ func = os.environ.get("TRACE_FUNC", "swiotlb_sync_single_for_cpu")
 size = int(os.environ.get("TRACE_SIZE", "4096"))
 skip = int(os.environ.get("TRACE_SKIP", "3"))
 calls = int(os.environ.get("TRACE_CALLS", "1"))
+per_pc = set(filter(None, os.environ.get("TRACE_PCS", "").split(",")))
 
 gdb.execute("set pagination off")
 gdb.execute("set confirm off")
@@ -59,14 +62,20 @@ def trace_call():
     sp0 = reg("sp")
     ret = int.from_bytes(inferior.read_memory(sp0, 8).tobytes(), "little")
     counts = collections.Counter()
+    pcs = collections.Counter()
     total = 0
     while not (reg("pc") == ret and reg("sp") > sp0):
-        counts[name_of(reg("pc"))] += 1
+        pc = reg("pc")
+        counts[name_of(pc)] += 1
+        if name_of(pc) in per_pc:
+            pcs[pc] += 1
         total += 1
         gdb.execute("stepi", to_string=True)
     print("# %s size %d: %d instructions" % (func, size, total))
     for name, n in counts.items():
         print("#   %7d %s" % (n, name))
+    for pc, n in sorted(pcs.items()):
+        print("#   %#x %5d %s" % (pc, n, name_of(pc)))
 
 
 stop_at_call(skip + 1)
