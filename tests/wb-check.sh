@@ -8,8 +8,8 @@
 # inside a line, then device writes landing inside every call (-i), and
 # a 5-line mapping (AVX2 takes four lines at a time) to depth 3, a
 # 4-line one (one group) to DEPTH 4 with whole-line writes and ranges
-# (a group the asm writes back must leave fingerprints that the next
-# call can use), and an 8-line one from the device (two groups: the
+# and a CPU write of all four lines (a group the asm writes back, in part
+# or whole, must leave fingerprints that the next call can use), and an 8-line one from the device (two groups: the
 # loop goes on after a group's slow path); each
 # in every pass this CPU has (scalar, sse2, avx2: -p), and a vector pass
 # must count exactly what the scalar one counts (the interleaved cases
