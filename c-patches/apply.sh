@@ -40,7 +40,9 @@ fi
 index=$src/.git/bouncelab-series-index
 rm -f "$index"
 GIT_INDEX_FILE=$index git_ read-tree pristine
-"$(dirname "$0")/list.sh" "$patches" | while read -r p; do
+list=$("$(dirname "$0")/list.sh" "$patches") || true
+[ -n "$list" ] || { echo "error: $patches/series names no patch" >&2; exit 1; }
+echo "$list" | while read -r p; do
 	GIT_INDEX_FILE=$index git_ apply --cached "$(realpath "$patches/$p")" ||
 		{ echo "error: c-patches/$p does not apply to $pkg $version (file and line above)" >&2; exit 1; }
 done
@@ -50,8 +52,9 @@ rm -f "$index"
 if [ "$(git_ rev-parse 'HEAD^{tree}')" != "$tree" ]; then
 	commit=$(git_ commit-tree -p pristine -m "bouncelab series" "$tree")
 	git_ checkout -q --detach "$commit"
-	echo "$tree" >"$src.stamp"
 	echo "patched tree updated: $src ($(git_ diff --stat pristine HEAD | tail -1))"
 fi
-[ -s "$src.stamp" ] || echo "$tree" >"$src.stamp"
+# Always: a run stopped between the checkout and this line must not leave
+# the previous tree's stamp (the build keys start from it).
+echo "$tree" >"$src.stamp"
 echo "$version" >"$src.version"

@@ -16,13 +16,16 @@ The guests only report what they saw (guest/plans/README):
       the plan ran to its end.
 
 Subcommands:
-  run LOGDIR EXPECTED KSRC REPORT VERSION NAME... [--host KTAP...]
+  run LOGDIR EXPECTED KSRC REPORT VERSION NAME... [--complete] [--host KTAP...]
       judge the boots NAME (LOGDIR/NAME/{console.log,guest.log,qemu.rc}):
       writes LOGDIR/NAME/ktap.log (the boot's judged KTAP), parses it with
       the kernel's kunit.py (parse --json) and counts the leaves; the host
       KTAP files are parsed the same way.  Writes REPORT (the comparison
       table in Markdown) and ends with "N passed, N failed"; exit status 1
-      on any failure.
+      on any failure.  --complete: the boots NAME are the whole suite, so
+      every cell of EXPECTED must have been judged in one of them (one
+      failure listing those that were not); bouncelab.policies= on a
+      boot's command line exempts the policies it leaves out.
   table LOGDIR EXPECTED REPORT VERSION
       print the policy x scenario table of the last run, rewrite REPORT.
   bench KTAP OUTDIR ICOUNT VERSION
@@ -38,6 +41,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import traceback
 
 POLICY_ORDER = ["legacy", "overwrite-attr", "rework", "upstream", "transparent"]
 # Out of memory too: 6.1's KUnit then reports cases it could not start as ok.
@@ -130,6 +134,7 @@ def parse_guest(lines):
 CHECKS = {
     "io-tlb-restored": ("io_tlb_used restored after {label}",
                         "used_after == used_before", "built == 0", "not built"),
+    "marker-disk": ("the S1 marker disk is on {label} (R1's flood source)", "found == 1", None, None),
     "knob-selects": ("knob selects {policy}", "read == policy", None, None),
     "knob-rejects": ("knob rejects {label}", "accepted == 0 and changed == 0", None, None),
     "knob-accepts": ("knob accepts a valid name", "read == wrote", None, None),
@@ -208,8 +213,11 @@ def judge_checks(expected, checks, planned):
            "explained": lambda r, k: (r, k) in AUDIT_NOTES}
     tests = []
     for facts, label in checks:
-        facts = {k: int(v) if re.fullmatch(r"-?[0-9]+", v) else v for k, v in facts.items()}
         diag = " ".join(f"{k}={v}" for k, v in facts.items() if k != "id")
+        # An empty value (used_after= when the read failed) is a fact the
+        # guest did not report.
+        facts = {k: int(v) if re.fullmatch(r"-?[0-9]+", v) else v
+                 for k, v in facts.items() if v != ""}
         diags = [diag + (f" ({label})" if label else "")]
         rule = CHECKS.get(facts.get("id"))
         if rule is None:
@@ -225,6 +233,10 @@ def judge_checks(expected, checks, planned):
         except (KeyError, NameError) as e:
             tests.append(("not ok", title.split(" {")[0], diags + [f"fact missing: {e}"]))
             continue
+        except (TypeError, ValueError) as e:
+            tests.append(("not ok", title.split(" {")[0], diags + [
+                f"facts of the wrong kind: {type(e).__name__}: {e}", f"must hold: {must}"]))
+            continue
         tests.append(("ok" if holds else "not ok", name, diags if holds else diags + [f"must hold: {must}"]))
     if planned and sum(planned) != len(checks):
         tests.append(("not ok", "every planned check reported",
@@ -235,11 +247,12 @@ def judge_checks(expected, checks, planned):
 def judge_cells(expected, plans, observations):
     """KTAP groups (one per policy) judging every announced cell, and the
     judged cells (for the report)."""
-    found = {}
+    found, seen = {}, collections.defaultdict(list)
     for kv in observations:
         key = (kv.get("policy"), kv.get("scenario"), kv.get("driver"),
                kv.get("round", "1"))
         found.setdefault(key, kv)
+        seen[key].append(kv.get("observed", ""))
     used, groups, cells = set(), [], []
     for policies, drivers, rounds in plans:
         for p in policies:
@@ -268,10 +281,18 @@ def judge_cells(expected, plans, observations):
                 diag = (f"cell policy={p} scenario={s} driver={d} expected={exp} "
                         f"observed={obs} {counts}").rstrip()
                 cells.append(dict(kv, policy=p, scenario=s, driver=d, expected=exp))
-                if obs == "SKIP":
+                if len(seen[key]) > 1:
+                    # Which one counts? Neither: the driver reported twice.
+                    tests.append(("not ok", name, [diag, f"observed {len(seen[key])} times: "
+                                                   + ", ".join(seen[key])]))
+                elif obs == "SKIP" and exp == "SKIP":
                     tests.append(("ok", f"{name} # SKIP {kv.get('reason', '')}".rstrip(), [diag]))
                 elif obs == exp:
                     tests.append(("ok", name, [diag]))
+                elif obs == "SKIP":
+                    # A cell not run (matrix: its module was not built) is
+                    # not a pass: expected.tsv expects an outcome.
+                    tests.append(("not ok", name, [diag, f"skipped, expected {exp}"]))
                 else:
                     tests.append(("not ok", name, [diag]))
             groups.append((f"policy {p}", tests))
@@ -333,9 +354,17 @@ def kunit_agrees(expected, lines):
             [f"{seen} cells agree"])
 
 
+# The function whose BUG_ON() each bad-dir boot must hit: DMA_NONE in call
+# bouncelab.bad_dir=N of guest/plans/baddir (map, sync_for_cpu,
+# sync_for_device, unmap).
+BAD_DIR_FUNC = {"1": "dma_map_page_attrs", "2": "dma_sync_single_for_cpu",
+                "3": "dma_sync_single_for_device", "4": "dma_unmap_page_attrs"}
+
+
 def crash_ktap(name, pattern, console, fatal, guest_lines):
     """A boot that announced a crash: it must crash with PATTERN, nothing
-    may come first, and swiotlb must not be on the crash's stack."""
+    may come first, and swiotlb must not be on the crash's stack; a
+    bad-dir boot's crash must be in its call's function (RIP)."""
     log = [line for line in console if "bouncelab: expect crash" not in line]
     at = next((i for i, line in enumerate(log) if pattern in line), None)
     out = ["KTAP version 1", "1..1"]
@@ -361,6 +390,18 @@ def crash_ktap(name, pattern, console, fatal, guest_lines):
         return out + [f"not ok 1 {title}"]
     keep = [re.sub(r"^\[ *[0-9.]*\] ", "", line) for line in trace
             if pattern in line or re.search(r"RIP:|Call Trace|^[^a-z]*[a-z_]+\+0x", line)]
+    cmd = next((line for line in console if "Kernel command line:" in line), "")
+    bad_dir = re.findall(r"\bbouncelab\.bad_dir=(\S*)", cmd)
+    if bad_dir:
+        func = BAD_DIR_FUNC.get(bad_dir[-1])
+        rip = next((line for line in trace if "RIP:" in line), "")
+        if func is None:
+            out.append(f"# bouncelab.bad_dir={bad_dir[-1]} is none of guest/plans/baddir's "
+                       f"calls ({', '.join(BAD_DIR_FUNC)}); it crashed at:")
+            return out + [f"# {line}" for line in keep[:12]] + [f"not ok 1 {title}"]
+        if not re.search(rf"RIP: [0-9a-f]+:{func}\+", rip):
+            out.append(f"# bouncelab.bad_dir={bad_dir[-1]} must crash in {func}; it crashed at:")
+            return out + [f"# {line}" for line in keep[:12]] + [f"not ok 1 {title}"]
     out += [f"# {line}" for line in keep[:12]]
     return out + [f"ok 1 {title}"]
 
@@ -401,6 +442,10 @@ def boot_problem(name, console, rc, fatal, logdir, excused=frozenset()):
     if not any("bouncelab: done" in line for line in console):
         return ([f"error: boot {name} stopped before finishing its plan (QEMU exit status {rc})"] +
                 tail + [f"---- full log: {path} ----"])
+    if rc != 0:
+        # The guest powers off at its plan's end (-no-reboot): QEMU exits 0.
+        return ([f"error: boot {name} finished its plan but QEMU exited with status {rc}"
+                 + (" (no qemu.rc)" if rc == -1 else "")] + tail + [f"---- full log: {path} ----"])
     return None
 
 
@@ -526,8 +571,38 @@ KUNIT_TABLE = re.compile(r"# [a-z0-9_]+: (s[0-9]-[a-z0-9-]+ [a-z-]+: observed=|"
                          r"fuzz policy=|first (divergence|regression|guard damage):)")
 
 
+def coverage(logdir, names, expected):
+    """--complete: the cells of EXPECTED no boot of NAMES announced (those
+    announced are judged by judge_cells), as lines "SCENARIO DRIVER:
+    POLICY,...".  A policy counts for a driver unless every boot that
+    announced the driver (every boot, for a driver none announced) left it
+    out with bouncelab.policies=; S0 is judged in one column, any."""
+    announced, allowed, every = set(), {}, set()
+    for name in names:
+        console = read_lines(os.path.join(logdir, name, "console.log")) or []
+        cmd = next((ln for ln in console if "Kernel command line:" in ln), "")
+        arg = re.findall(r"\bbouncelab\.policies=(\S*)", cmd)
+        mine = set(arg[-1].split(",")) if arg else set(expected.policies)
+        every |= mine
+        plans = parse_guest(read_lines(os.path.join(logdir, name, "guest.log")) or [])[0]
+        for policies, drivers, _ in plans:
+            for d in drivers:
+                allowed.setdefault(d, set()).update(mine)
+            announced |= {(s, d, p) for p in policies for s, d in expected.rows if d in drivers}
+    missing = []
+    for s, d in expected.rows:
+        want = [p for p in expected.policies if p in allowed.get(d, every)]
+        lack = [p for p in want if (s, d, p) not in announced]
+        if lack and not (s == S0 and len(lack) < len(want)):
+            missing.append(f"{s} {d}: {','.join(lack)}")
+    return missing
+
+
 def cmd_run(args):
     host = []
+    complete = "--complete" in args
+    if complete:
+        args = [a for a in args if a != "--complete"]
     if "--host" in args:
         i = args.index("--host")
         args, host = args[:i], args[i + 1:]
@@ -557,8 +632,21 @@ def cmd_run(args):
     for path in host:
         p, f, s = parse_ktap(path, ksrc)
         passed, failed, skipped = passed + p, failed + f, skipped + s
+    missing = coverage(logdir, names, expected) if complete else []
+    if missing:
+        print(f"error: {len(missing)} rows of {exp_path} not judged in every policy "
+              "(--complete: these boots are the whole suite); cells not judged:")
+        print("\n".join(f"  {m}" for m in missing))
+        failed += 1
     if os.path.exists(version):
-        write_report(logdir, expected, report, version, quiet=True)
+        try:
+            write_report(logdir, expected, report, version, quiet=True)
+        except Exception as e:
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            print(f"error: writing {report} failed: "
+                  f"{traceback.format_exception_only(type(e), e)[-1].strip()} "
+                  f"({os.path.basename(where.filename)}:{where.lineno} in {where.name})")
+            failed += 1
     tail = f", {skipped} skipped" if skipped else ""
     print(f"{passed} passed, {failed} failed{tail}")
     return 1 if failed else 0

@@ -19,6 +19,8 @@
 #        HOST_CHECKS  a shell command run beside the boots (the Makefile's
 #                host-side checks, which write the HOST.ktap files);
 #                judging waits for it
+#        COMPLETE=1  BOOTS are the whole suite: every cell of EXPECTED
+#                must be judged (judge.py --complete)
 #        BOOT_ARGS (added to every boot), BOOT_TIMEOUT, QEMU_ACCEL,
 #        EXTRA_FATAL (more console patterns that fail a boot, e.g. WARNING:)
 set -eu
@@ -52,7 +54,8 @@ list=$(echo "${BOOTS:-matrix:}" | tr ';' '\n' | sed -e '/^[[:space:]]*$/d' \
 	-e 's/^[[:space:]]*//' -e 's/^\([^:[:space:]]*\)[[:space:]]*:/\1:/')
 names=$(echo "$list" | cut -d: -f1)
 for name in $names; do
-	rm -f "$logdir/$name/qemu.rc" "$logdir/$name/ktap.log" "$logdir/$name/cells.json"
+	rm -f "$logdir/$name/qemu.rc" "$logdir/$name/ktap.log" "$logdir/$name/cells.json" \
+		"$logdir/$name/console.log" "$logdir/$name/guest.log"
 done
 
 # Job slots: a pipe holding one token per slot; a boot takes one to start
@@ -75,7 +78,9 @@ done | sort -s -k1,1nr | cut -d' ' -f2)
 	for name in $order; do
 		read -r _ <&4
 		entry=$(echo "$list" | grep -m1 "^$name:")
-		{ run_boot "$name" "${entry#*:}"; echo >&4; } &
+		# The slot goes back whatever happens to the boot (a boot that
+		# could not run has no qemu.rc, which the judge fails).
+		{ run_boot "$name" "${entry#*:}" || true; echo >&4; } &
 	done
 	wait
 ) &
@@ -84,8 +89,19 @@ trap 'kill $launcher 2>/dev/null || true' INT TERM
 
 wait $launcher || true
 exec 4>&-
-[ -z "$host" ] || wait $host || echo "error: the host-side checks failed to run"
+# Host checks that could not run leave their KTAP files as they were: a
+# failure of its own, whatever those say.
+host_rc=0
+[ -z "$host" ] || wait $host || host_rc=$?
+if [ $host_rc -ne 0 ]; then
+	echo "error: the host-side checks failed to run (exit status $host_rc)"
+	printf 'KTAP version 1\n1..1\nnot ok 1 the host-side checks ran (exit status %s)\n' \
+		$host_rc >"$logdir/host-checks.ktap"
+	set -- "$@" "$logdir/host-checks.ktap"
+fi
+complete=
+[ "${COMPLETE:-}" != 1 ] || complete=--complete
 
 # shellcheck disable=SC2086 # names are words
 exec python3 "$here/judge.py" run "$logdir" "${EXPECTED:-$here/expected.tsv}" "$ksrc" \
-	"${REPORT:-$(dirname "$logdir")/report.md}" "$ksrc.version" $names --host "$@"
+	"${REPORT:-$(dirname "$logdir")/report.md}" "$ksrc.version" $names $complete --host "$@"
