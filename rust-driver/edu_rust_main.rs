@@ -245,7 +245,11 @@ impl Bound {
         // SAFETY: called in probe, before this driver maps anything; no other
         // driver maps for this device.
         unsafe { dev.dma_set_mask_and_coherent(DMA_MASK)? };
-        dev.set_master();
+        // SAFETY: edu starts a transfer only when its DMA command register
+        // (0x98) is written, which this driver does only after writing the
+        // transfer's memory address from a live `InFlight`: an address that
+        // an earlier driver or bind left in edu's registers is never used.
+        unsafe { dev.set_master() };
         Ok(Self {
             edu: Edu {
                 mmio,

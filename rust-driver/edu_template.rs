@@ -129,7 +129,11 @@ fn probe_claimed(pdev: &pci::Device, dev: &dma::Bound<'_>) -> Result<Bound> {
     let mmio = pdev.iomap_region(dev, 0, b"edu_template\0")?;
     // SAFETY: in probe, before this driver maps anything for the device.
     unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<28>())? };
-    pdev.set_master();
+    // SAFETY: edu starts a transfer only when its DMA command register
+    // (0x98) is written, which this driver does only after writing the
+    // transfer's memory address from a live `InFlight`: an address that
+    // an earlier driver or bind left in edu's registers is never used.
+    unsafe { pdev.set_master() };
 
     // Registers through a guard: `None` once the device was unbound.
     let regs = mmio.try_access().ok_or(ENODEV)?;
