@@ -35,9 +35,14 @@ run_boot() {
 	dir=$logdir/$1
 	mkdir -p "$dir"
 	start=$(date +%s) rc=0
+	# In the background, for its pid: run-qemu.sh becomes timeout, which
+	# passes a signal on to QEMU (see the trap below).
 	# shellcheck disable=SC2086 # kernel parameters are a list
 	"$here/../guest/run-qemu.sh" "$kernel" "$initrd" "$disk" "$dir" $2 ${BOOT_ARGS:-} \
-		</dev/null >"$dir/qemu.out" 2>&1 || rc=$?
+		</dev/null >"$dir/qemu.out" 2>&1 &
+	echo $! >"$dir/pid"
+	wait $! || rc=$?
+	rm -f "$dir/pid"
 	echo $(($(date +%s) - start)) >"$dir/seconds"
 	echo $rc >"$dir/qemu.rc.tmp"
 	mv "$dir/qemu.rc.tmp" "$dir/qemu.rc"
@@ -55,7 +60,7 @@ list=$(echo "${BOOTS:-matrix:}" | tr ';' '\n' | sed -e '/^[[:space:]]*$/d' \
 names=$(echo "$list" | cut -d: -f1)
 for name in $names; do
 	rm -f "$logdir/$name/qemu.rc" "$logdir/$name/ktap.log" "$logdir/$name/cells.json" \
-		"$logdir/$name/console.log" "$logdir/$name/guest.log"
+		"$logdir/$name/console.log" "$logdir/$name/guest.log" "$logdir/$name/pid"
 done
 
 # Job slots: a pipe holding one token per slot; a boot takes one to start
@@ -85,7 +90,18 @@ done | sort -s -k1,1nr | cut -d' ' -f2)
 	wait
 ) &
 launcher=$!
-trap 'kill $launcher 2>/dev/null || true' INT TERM
+# Interrupted: stop the launcher and every guest still running (each in a
+# process group of timeout's own, which a terminal's ^C does not reach),
+# and judge nothing.
+stop() {
+	kill $launcher 2>/dev/null || true
+	for name in $names; do
+		pid=$(cat "$logdir/$name/pid" 2>/dev/null) && kill "$pid" 2>/dev/null || true
+	done
+	echo "error: interrupted; the boots still running were stopped" >&2
+	exit 130
+}
+trap stop INT TERM
 
 wait $launcher || true
 exec 4>&-

@@ -27,7 +27,9 @@ hw_entry() {
 # hw_under ADDR CLASS [RO]: the NAME of the CLASS (block, net, scsi_generic)
 # device behind that PCI device, waiting up to 30 s for the driver's
 # (asynchronous) scan.  Disks: the writable one (the scratch disk), or with
-# RO=1 the read-only one (the marker disk).
+# RO=1 the read-only one (the marker disk), once it has a size (an NVMe
+# namespace can show before its capacity is set: make test, 6 Dec 2026,
+# "blk_verify: cannot use /dev/nvme0n1").
 hw_under() {
 	i=0
 	while [ $i -lt 150 ]; do
@@ -36,6 +38,8 @@ hw_under() {
 			*/"$1"/*)
 				ro=$(cat "$b/ro" "$b"/device/block/*/ro 2>/dev/null | head -n 1)
 				[ "${ro:-0}" = "${3:-0}" ] || continue
+				[ "$2" != block ] || [ "$(cat "$b/size" 2>/dev/null || echo 0)" -gt 0 ] ||
+					continue
 				echo "${b##*/}"
 				return 0 ;;
 			esac
