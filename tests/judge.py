@@ -45,8 +45,12 @@ import traceback
 
 POLICY_ORDER = ["legacy", "overwrite-attr", "rework", "upstream", "transparent"]
 # Out of memory too: 6.1's KUnit then reports cases it could not start as ok.
+# A warning too, but for swiotlb.c's own (6.1's bounds checks, which the
+# bad-input cases set off on purpose, and its audit's): e.g. 6.1's
+# irq_fpu_usable() warns when asked in NMI, and nothing else would see it.
 FATAL = ("Kernel panic|Oops|BUG:|general protection fault|kernel BUG at|"
-         "UBSAN:|KASAN:|Out of memory")
+         "UBSAN:|KASAN:|Out of memory|"
+         r"WARNING: CPU: [0-9]+ PID: [0-9]+ at (?!kernel/dma/swiotlb\.c:)")
 HUNG = (124, 137)
 # Reports that a WARNING carries and that are known to be harmless here,
 # each with why. Only the WARNING right after its report line is excused;
