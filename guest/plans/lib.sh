@@ -107,7 +107,8 @@ settled_used() {
 # parameter of a parameterised case, so the suite's KTAP is taken from the
 # kernel log (LOG, a saved dmesg, or dmesg itself; timestamps dropped, other
 # kernel messages left out: KUnit indents all but its last line); debugfs
-# (header dropped, last line renumbered) only if the log lost it.
+# (header dropped, last line renumbered) only if the log lost it, and then
+# saying so.
 kunit_results() {
 	{ if [ -n "${3:-}" ]; then cat "$3"; else dmesg; fi; } |
 		sed 's/^\[[ 0-9.]*\] //' | awk -v s="$1" -v n="$2" '
@@ -115,6 +116,8 @@ kunit_results() {
 		on && /^(not )?ok [0-9]+ / && ($3 == s || $4 == s) {
 			sub(/ok [0-9]+ /, "ok " n " "); res = out $0; on = 0; next }
 		on && /^    ./ { out = out $0 "\n" }
-		END { if (res == "") exit 1; print res }' ||
-	sed -e '1,2d' -e "\$s/^\(\(not \)\?ok\) 1 /\1 $2 /" "/sys/kernel/debug/kunit/$1/results"
+		END { if (res == "") exit 1; print res }' || {
+		echo "# $1: KTAP from debugfs, the kernel log lost it (a parameterised case shows its last parameter only)"
+		sed -e '1,2d' -e "\$s/^\(\(not \)\?ok\) 1 /\1 $2 /" "/sys/kernel/debug/kunit/$1/results"
+	}
 }
