@@ -14,7 +14,7 @@ set -eu
 out=$1
 shift
 inputs=
-cache=${CHECKS_CACHE:-on}
+cache=${CHECKS_CACHE:-on} limit=${CHECK_TIMEOUT:-3600}
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	[ -e "$1" ] || cache=off
 	inputs="$inputs $1"
@@ -32,11 +32,10 @@ if [ "$cache" != off ] && [ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "
 fi
 rm -f "$out.key"
 status=0
-timeout "${CHECK_TIMEOUT:-3600}" "$@" >"$out" || status=$?
+timeout "$limit" "$@" >"$out" || status=$?
 if [ $status -eq 124 ]; then
-	echo "error: $1 ran for more than ${CHECK_TIMEOUT:-3600} s and was stopped" >&2
-	printf 'KTAP version 1\n1..1\nnot ok 1 %s finished within %s s\n' "$1" \
-		"${CHECK_TIMEOUT:-3600}" >"$out"
+	echo "error: $1 ran for more than $limit s and was stopped" >&2
+	printf 'KTAP version 1\n1..1\nnot ok 1 %s finished within %s s\n' "$1" "$limit" >"$out"
 elif [ $status -eq 0 ] && [ "$cache" != off ] && ! grep -q '^ *not ok' "$out"; then
 	echo "$key" >"$out.key"
 fi

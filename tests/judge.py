@@ -77,6 +77,19 @@ def read_lines(path):
         return None
 
 
+def cmdline_arg(console, key):
+    """The value of KEY= on the kernel command line a boot's console shows
+    (the last one, as the kernel takes it), or None."""
+    cmd = next((line for line in console if "Kernel command line:" in line), "")
+    found = re.findall(rf"(?:^|\s){re.escape(key)}=(\S*)", cmd)
+    return found[-1] if found else None
+
+
+def cell_key(kv):
+    """The cell an observation belongs to."""
+    return (kv.get("policy"), kv.get("scenario"), kv.get("driver"), kv.get("round", "1"))
+
+
 # ---------------------------------------------------------------- expected
 
 class Expected:
@@ -251,12 +264,9 @@ def judge_checks(expected, checks, planned):
 def judge_cells(expected, plans, observations):
     """KTAP groups (one per policy) judging every announced cell, and the
     judged cells (for the report)."""
-    found, seen = {}, collections.defaultdict(list)
+    found = collections.defaultdict(list)
     for kv in observations:
-        key = (kv.get("policy"), kv.get("scenario"), kv.get("driver"),
-               kv.get("round", "1"))
-        found.setdefault(key, kv)
-        seen[key].append(kv.get("observed", ""))
+        found[cell_key(kv)].append(kv)
     used, groups, cells = set(), [], []
     for policies, drivers, rounds in plans:
         for p in policies:
@@ -268,7 +278,8 @@ def judge_cells(expected, plans, observations):
                 key = (p, s, d, str(r))
                 name = f"{s} {d}" + (f" round {r}" if rounds > 1 else "")
                 exp = expected.get(s, d, p)
-                kv = found.get(key)
+                every = found.get(key, [])
+                kv = every[0] if every else None
                 used.add(key)
                 if exp is None:
                     tests.append(("not ok", name, [f"no column '{p}' in expected.tsv"]))
@@ -285,10 +296,10 @@ def judge_cells(expected, plans, observations):
                 diag = (f"cell policy={p} scenario={s} driver={d} expected={exp} "
                         f"observed={obs} {counts}").rstrip()
                 cells.append(dict(kv, policy=p, scenario=s, driver=d, expected=exp))
-                if len(seen[key]) > 1:
+                if len(every) > 1:
                     # Which one counts? Neither: the driver reported twice.
-                    tests.append(("not ok", name, [diag, f"observed {len(seen[key])} times: "
-                                                   + ", ".join(seen[key])]))
+                    tests.append(("not ok", name, [diag, f"observed {len(every)} times: "
+                                                   + ", ".join(k.get("observed", "") for k in every)]))
                 elif obs == "SKIP" and exp == "SKIP":
                     tests.append(("ok", f"{name} # SKIP {kv.get('reason', '')}".rstrip(), [diag]))
                 elif obs == exp:
@@ -300,9 +311,7 @@ def judge_cells(expected, plans, observations):
                 else:
                     tests.append(("not ok", name, [diag]))
             groups.append((f"policy {p}", tests))
-    stray = [kv for kv in observations
-             if (kv.get("policy"), kv.get("scenario"), kv.get("driver"),
-                 kv.get("round", "1")) not in used]
+    stray = [kv for kv in observations if cell_key(kv) not in used]
     if stray:
         groups.append(("observations without a cell", [(
             "not ok", "every observation has its cell in expected.tsv",
@@ -394,20 +403,18 @@ def crash_ktap(name, pattern, console, fatal, guest_lines):
         return out + [f"not ok 1 {title}"]
     keep = [re.sub(r"^\[ *[0-9.]*\] ", "", line) for line in trace
             if pattern in line or re.search(r"RIP:|Call Trace|^[^a-z]*[a-z_]+\+0x", line)]
-    cmd = next((line for line in console if "Kernel command line:" in line), "")
-    bad_dir = re.findall(r"\bbouncelab\.bad_dir=(\S*)", cmd)
-    if bad_dir:
-        func = BAD_DIR_FUNC.get(bad_dir[-1])
+    bad_dir = cmdline_arg(console, "bouncelab.bad_dir")
+    wrong = None
+    if bad_dir is not None:
+        func = BAD_DIR_FUNC.get(bad_dir)
         rip = next((line for line in trace if "RIP:" in line), "")
         if func is None:
-            out.append(f"# bouncelab.bad_dir={bad_dir[-1]} is none of guest/plans/baddir's "
-                       f"calls ({', '.join(BAD_DIR_FUNC)}); it crashed at:")
-            return out + [f"# {line}" for line in keep[:12]] + [f"not ok 1 {title}"]
-        if not re.search(rf"RIP: [0-9a-f]+:{func}\+", rip):
-            out.append(f"# bouncelab.bad_dir={bad_dir[-1]} must crash in {func}; it crashed at:")
-            return out + [f"# {line}" for line in keep[:12]] + [f"not ok 1 {title}"]
-    out += [f"# {line}" for line in keep[:12]]
-    return out + [f"ok 1 {title}"]
+            wrong = (f"# bouncelab.bad_dir={bad_dir} is none of guest/plans/baddir's "
+                     f"calls ({', '.join(BAD_DIR_FUNC)}); it crashed at:")
+        elif not re.search(rf"RIP: [0-9a-f]+:{func}\+", rip):
+            wrong = f"# bouncelab.bad_dir={bad_dir} must crash in {func}; it crashed at:"
+    out += ([wrong] if wrong else []) + [f"# {line}" for line in keep[:12]]
+    return out + [f"{'not ok' if wrong else 'ok'} 1 {title}"]
 
 
 def harmless(console):
@@ -584,9 +591,8 @@ def coverage(logdir, names, expected):
     announced, allowed, every = set(), {}, set()
     for name in names:
         console = read_lines(os.path.join(logdir, name, "console.log")) or []
-        cmd = next((ln for ln in console if "Kernel command line:" in ln), "")
-        arg = re.findall(r"\bbouncelab\.policies=(\S*)", cmd)
-        mine = set(arg[-1].split(",")) if arg else set(expected.policies)
+        arg = cmdline_arg(console, "bouncelab.policies")
+        mine = set(arg.split(",")) if arg is not None else set(expected.policies)
         every |= mine
         plans = parse_guest(read_lines(os.path.join(logdir, name, "guest.log")) or [])[0]
         for policies, drivers, _ in plans:
@@ -745,13 +751,12 @@ def pool_memory(logdir, names):
     boots, taken = {}, {}
     for name in names:
         lines = read_lines(os.path.join(logdir, name, "console.log")) or []
-        cmd = next((ln for ln in lines if "Kernel command line:" in ln), "")
         mem = next((re.search(r"Memory: .* (\d+)K reserved", ln) for ln in lines
                     if "Memory: " in ln and "reserved" in ln), None)
-        sizes = re.findall(r"\bswiotlb=([^ ]+)", cmd)
-        if not mem or not sizes:
+        size = cmdline_arg(lines, "swiotlb")
+        if not mem or not size:
             continue
-        arg = sizes[-1].split(",")[0]
+        arg = size.split(",")[0]
         slots = 0 if arg == "noforce" else int(arg) if arg.isdigit() else None
         if slots is not None:
             boots.setdefault(slots, (name, int(mem.group(1)) * 1024))
