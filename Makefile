@@ -56,10 +56,13 @@ DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img
 # smp: two CPUs syncing halves of one line of one mapping (guest/plans/smp);
 # cc: the confidential-guest rule, forced (guest/plans/cc).
 SMP_BOOT := ;smp:bouncelab.plan=smp bouncelab.smp=2;cc:bouncelab.plan=cc swiotlb_cc=force
+# off: the boot switch back to 6.1's copies (guest/plans/off); untrusted:
+# the isolation rule for an untrusted device (guest/plans/untrusted).
+OFF_BOOT := ;off:bouncelab.plan=off swiotlb_transparent=off;untrusted:bouncelab.plan=untrusted
 # audit: the swiotlb audit on the C poller's scenarios and a planted bug
 # (guest/plans/audit, docs/audit.md).
 AUDIT_BOOT := ;audit:bouncelab.plan=audit swiotlb_audit=on
-BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)$(AUDIT_BOOT)
+BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)$(OFF_BOOT)$(AUDIT_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
@@ -74,17 +77,24 @@ export BOOTS
 # a time), and what they finish there the boots need not share their cores
 # with.  The lock makes the later run wait for the early one.
 WB_DEPTH ?= 4
-HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/wb-check.ktap
+HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/wb-check.ktap \
+	$(LOGS)/fp-bound.ktap $(LOGS)/kdma-builds.ktap
 SRC_CHECKS := flock $(LOGS)/.src-checks.lock sh -c \
 	"{ tests/cached.sh $(LOGS)/wb-check.ktap tests/wb-check.sh $(SRC)/kernel/dma \
 		$(SRC)/tools/testing/swiotlb -- \
 		tests/wb-check.sh $(SRC) $(OUT)/wb-check $(WB_DEPTH) || true; } && \
+	{ tests/cached.sh $(LOGS)/fp-bound.ktap tests/fp-bound.sh $(SRC)/kernel/dma/swiotlb_wb_fp.h \
+		$(SRC)/tools/testing/swiotlb/fp_bound.c -- \
+		tests/fp-bound.sh $(SRC) $(OUT)/fp-bound || true; } && \
 	{ tests/cached.sh $(LOGS)/checkpatch.ktap tests/checkpatch.sh c-patches $(SRC)/scripts/checkpatch.pl \
 		$(SRC)/scripts/spelling.txt -- \
 		tests/checkpatch.sh $(SRC) c-patches || true; }"
 HOST_CHECKS := mkdir -p $(LOGS) && \
 	{ tests/cached.sh $(LOGS)/compile-fail.ktap $(BUILD)/.built-key rust-driver/compile-fail -- \
 		rust-driver/compile-fail/run.sh $(SRC) $(BUILD) 2>$(LOGS)/compile-fail.err || true; } && \
+	{ tests/cached.sh $(LOGS)/kdma-builds.ktap $(SRC).stamp $(BUILD)/.built-key \
+		kconfig-fragments/production kconfig-fragments/production-i386 tests/kdma-builds.sh -- \
+		flock $(LOCK) tests/kdma-builds.sh $(SRC) $(OUT)/kdma-builds $(BUILD) || true; } && \
 	$(SRC_CHECKS)
 test demo: export EARLY_CHECKS := 1
 # With the suite's own BOOTS, every cell of tests/expected.tsv must be
