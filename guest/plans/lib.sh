@@ -39,13 +39,6 @@ plan_cells() { echo "bouncelab: cells policies=$(echo $1 | tr ' ' ,) drivers=$(e
 # rows DRIVER: the scenarios of that driver's rows in expected.tsv.
 rows() { awk -F'\t' -v d="$1" '!/^#/ && NF > 2 && $2 == d { print $1 }' "$EXPECTED"; }
 
-# expected POLICY DRIVER SCENARIO: the outcome expected.tsv gives that cell.
-expected() {
-	awk -F'\t' -v p="$1" -v d="$2" -v s="$3" '
-		/^# scenario\t/ { for (i = 3; i <= NF; i++) col[$i] = i }
-		!/^#/ && $1 == s && $2 == d { print $col[p] }' "$EXPECTED"
-}
-
 active() { sed -n 's/.*\[\([^]]*\)\].*/\1/p' "$KNOB"; }
 
 # policy_list: the policies to run: bouncelab.policies=a,b, or every one the
