@@ -318,6 +318,20 @@ COUNTS = {
     ("s3-scrub-rearm", "c-cc"): {p: packets(16, stale=8) for p in OLD + ("transparent",)},
     ("s4-status-clear", "c-cc"): {p: packets(8, dup=8, phantom=8) for p in OLD + ("transparent",)},
     ("s2-ath9k-race", "c-cc"): {"rework": packets(8, lost=8)},
+    # c-cc-bidir, c-untrusted-bidir: R, as for a trusted device.
+    ("s3-scrub-rearm", "c-cc-bidir"): {p: packets(16, stale=8) for p in OLD},
+    ("s4-status-clear", "c-cc-bidir"): {p: packets(8, dup=8, phantom=8) for p in OLD},
+    ("s3-scrub-rearm", "c-untrusted-bidir"): {p: packets(16, stale=8) for p in OLD},
+    ("s4-status-clear", "c-untrusted-bidir"): {p: packets(8, dup=8, phantom=8) for p in OLD},
+    # c-untrusted: 6.1's copies for DMA_FROM_DEVICE, as c-cc.
+    ("s3-scrub-rearm", "c-untrusted"): {p: packets(16, stale=8) for p in OLD + ("transparent",)},
+    ("s4-status-clear", "c-untrusted"): {p: packets(8, dup=8, phantom=8) for p in OLD + ("transparent",)},
+    ("s2-ath9k-race", "c-untrusted"): {"rework": packets(8, lost=8)},
+    # c-off: transparent switched off at boot gives upstream's counts.
+    ("s3-scrub-rearm", "c-off"): {p: packets(16, stale=8) for p in OLD + ("transparent",)},
+    ("s4-status-clear", "c-off"): {p: packets(8, dup=8, phantom=8) for p in OLD + ("transparent",)},
+    ("s2-ath9k-race", "c-off"): {"rework": packets(8, lost=8)},
+    ("s9-same-rewrite", "c-off"): {"rework": packets(16, lost=8)},
     ("s2-ath9k-race", "rust"): {"rework": packets(8, lost=8)},
     ("s5-stream", "rust"): {"rework": packets(1000, lost=333)},
 }
