@@ -41,7 +41,7 @@ pub(crate) struct Edu {
     /// BAR 0, revoked when the device is unbound.
     pub(crate) mmio: Devres<IoMem>,
     /// The device, for the DMA API and for logging.
-    pub(crate) dev: kernel::dma::Device,
+    pub(crate) dev: kernel::device::Device,
     /// A transfer never finished: edu cannot abort one, so it may still
     /// use any address it was given.
     pub(crate) wedged: AtomicBool,
@@ -86,6 +86,39 @@ impl Edu {
         mmio.write64(src, REG_DMA_SRC)?;
         mmio.write_dma_dst(dst.dma_addr(), REG_DMA_DST)?;
         mmio.write32(u32::try_from(count).map_err(|_| EINVAL)?, REG_DMA_CNT)
+    }
+
+    /// Waits until edu runs no transfer, with bus mastering off: a transfer
+    /// a previous binding left pending (one that wedged, at unbind) then
+    /// ends without reaching memory (its accesses are dropped). Call it
+    /// before [`kernel::pci::Device::set_master`]; `EBUSY` if edu is still
+    /// running after [`DMA_TIMEOUT_MS`].
+    pub(crate) fn wait_stopped(&self, enabled: &kernel::pci::Enabled) -> Result {
+        let mmio = self.regs()?;
+        // Bus mastering off: the proof is not needed, only the effect.
+        let _ = enabled.quiesce();
+        let mut waited = 0;
+        while mmio.read32(REG_DMA_CMD)? & DMA_RUN != 0 {
+            if waited >= DMA_LATENCY_MS + DMA_TIMEOUT_MS {
+                return Err(EBUSY);
+            }
+            msleep(1);
+            waited += 1;
+        }
+        if waited > 0 {
+            dev_info!(
+                self.dev,
+                "bouncelab: edu ran a pending transfer for {} ms before bus mastering was turned on\n",
+                waited
+            );
+        }
+        Ok(())
+    }
+
+    /// Starts the programmed transfer and returns at once, without a proof:
+    /// the transfer is left pending (the `stale` test).
+    pub(crate) fn kick(&self, cmd: u32) -> Result {
+        self.regs()?.write32(cmd | DMA_RUN, REG_DMA_CMD)
     }
 
     /// Proof that edu uses no address it holds: it is not running a

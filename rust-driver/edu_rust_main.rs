@@ -38,9 +38,10 @@ use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use edu::{Edu, DMA_MASK, EDU_BUF_ADDR};
 use kernel::prelude::*;
 use kernel::{
+    delay::ktime_get_ms,
     dev_info,
     devres::Devres,
-    dma::{self, DeviceOwned, FromDevice, Mapping},
+    dma::{self, Bidirectional, Device as _, DeviceOwned, FromDevice, InFlight, Mapping, ToDevice},
     error::code::*,
     pci,
 };
@@ -67,6 +68,24 @@ extern "C" {
     static edu_rust_revoke: bool;
     /// Module parameter `wedge`: the first transfer counts as timed out.
     static edu_rust_wedge: bool;
+    /// Module parameter `stale`: leave a transfer pending at the first
+    /// unbind, into a canary buffer checked at module exit.
+    static edu_rust_stale: bool;
+    /// Module parameter `unsafe_master`: the planted bug of the `stale`
+    /// test, bus mastering on at probe without waiting for edu to stop.
+    static edu_rust_unsafe_master: bool;
+}
+
+/// The value of the `stale` module parameter.
+fn stale() -> bool {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_stale }
+}
+
+/// The value of the `unsafe_master` module parameter.
+fn unsafe_master() -> bool {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_unsafe_master }
 }
 
 /// The value of the `wedge` module parameter.
@@ -157,6 +176,134 @@ fn check_past_unbind() {
     drop(kept);
 }
 
+/// The `stale` test's canary: a buffer edu was told to write when its
+/// binding ended, kept mapped and in flight past the unbind (standing for
+/// memory that is someone else's by then), with the time of the kick.
+struct Canary {
+    buf: InFlight<Bidirectional>,
+    kicked_ms: i64,
+}
+
+/// The kept `Vec<Canary>` (one element): its pointer and capacity.
+static CANARY: AtomicPtr<Canary> = AtomicPtr::new(core::ptr::null_mut());
+static CANARY_CAP: AtomicUsize = AtomicUsize::new(0);
+/// The canary was set up (once per module load).
+static CANARY_SET: AtomicBool = AtomicBool::new(false);
+/// Bytes of the canary; its byte `i` is `canary_byte(i)`.
+const CANARY_LEN: usize = 512;
+
+fn canary_byte(i: usize) -> u8 {
+    (i as u8) ^ 0xc3
+}
+
+impl Edu {
+    /// At unbind (`stale=1`, once): programs an edu -> RAM transfer into
+    /// the patterned canary mapped at probe and starts it, without
+    /// waiting: the
+    /// transfer is still pending when the binding ends (100 ms to go),
+    /// as after a binding that wedged. The canary stays mapped and in
+    /// flight past the unbind; the next binding must not let the transfer
+    /// reach memory (bus mastering off until edu is seen stopped).
+    fn leave_pending(&self, buf: InFlight<Bidirectional>) -> Result {
+        self.program_to_ram(EDU_BUF_ADDR, &buf, CANARY_LEN)?;
+        self.kick(edu::DMA_TO_RAM)?;
+        let kicked_ms = ktime_get_ms();
+        let mut kept = Vec::new();
+        kept.try_push(Canary { buf, kicked_ms })?;
+        let mut kept = core::mem::ManuallyDrop::new(kept);
+        CANARY_CAP.store(kept.capacity(), Ordering::Relaxed);
+        CANARY.store(kept.as_mut_ptr(), Ordering::Release);
+        dev_info!(
+            self.dev,
+            "bouncelab: stale driver=rust left a transfer pending into a {} byte canary\n",
+            CANARY_LEN
+        );
+        Ok(())
+    }
+}
+
+/// The canary, mapped at probe (`stale=1`): `CANARY_LEN` patterned bytes.
+fn map_canary(bound: &dma::Bound<'_>) -> Result<InFlight<Bidirectional>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(CANARY_LEN)?;
+    for i in 0..CANARY_LEN {
+        v.try_push(canary_byte(i))?;
+    }
+    Ok(Mapping::<Bidirectional, _>::map(bound, v)?.lend())
+}
+
+/// At module exit: was the canary written after the binding ended?
+fn check_canary() {
+    let ptr = CANARY.swap(core::ptr::null_mut(), Ordering::AcqRel);
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: the parts of the one-element `Vec` of `leave_pending` (its
+    // capacity stored before the pointer was published), taken out of the
+    // static exactly once, by this swap.
+    let mut kept = unsafe { Vec::from_raw_parts(ptr, 1, CANARY_CAP.load(Ordering::Relaxed)) };
+    let Canary { buf, kicked_ms } = match kept.pop() {
+        Some(c) => c,
+        None => return,
+    };
+    // edu runs a transfer once, 100 ms of virtual time after its kick: wait
+    // until a whole second has passed.
+    let waited = ktime_get_ms() - kicked_ms;
+    if waited < 1000 {
+        kernel::delay::msleep((1000 - waited) as u32);
+    }
+    // SAFETY: edu ran the transfer (or dropped it, bus mastering off) at
+    // most 100 ms after the kick, a second ago; no driver was given this
+    // mapping's address, so no later transfer uses it.
+    let map = unsafe { buf.assume_done() }.sync_for_cpu();
+    let differ = map
+        .as_slice()
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| **b != canary_byte(*i))
+        .count();
+    pr_info!(
+        "bouncelab: result driver=rust scenario=pending-transfer observed={} differ={} unsafe_master={}\n",
+        if differ == 0 { "ok" } else { "CORRUPT" },
+        differ,
+        u8::from(unsafe_master())
+    );
+    drop(map.unmap());
+}
+
+/// Set when the data of `devres_drop_now`'s `Devres` is dropped.
+static DEVRES_DATA_DROPPED: AtomicBool = AtomicBool::new(false);
+
+/// Data that says when it is dropped.
+struct DropFlag;
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        DEVRES_DATA_DROPPED.store(true, Ordering::Release);
+    }
+}
+
+/// Dropping a `Devres` removes its devres node and drops the data at once,
+/// even with a guard forgotten (it can never be used): no wait, nothing
+/// left for the unbind to drop later.
+fn devres_drop_now(dev: &dma::Bound<'_>) -> Result {
+    DEVRES_DATA_DROPPED.store(false, Ordering::Release);
+    let res = Devres::new(dev, DropFlag)?;
+    core::mem::forget(res.try_access());
+    let t = ktime_get_ms();
+    drop(res);
+    let ms = ktime_get_ms() - t;
+    let dropped = DEVRES_DATA_DROPPED.load(Ordering::Acquire);
+    dev_info!(
+        dev.device(),
+        "bouncelab: result driver=rust scenario=devres-drop observed={} dropped={} ms={}\n",
+        if dropped && ms < 100 { "ok" } else { "LATE" },
+        u8::from(dropped),
+        ms
+    );
+    Ok(())
+}
+
 /// One swiotlb slot per buffer, so the count is the pool's free slots.
 const EXH_BUF_SIZE: usize = 2048;
 /// More than a small pool holds: reaching it means the pool never filled.
@@ -194,6 +341,7 @@ impl Drop for EduRustModule {
         // Unregister first: every device is unbound after this.
         drop(self.reg.take());
         check_past_unbind();
+        check_canary();
     }
 }
 
@@ -212,9 +360,19 @@ impl pci::Driver for EduRust {
             CLAIMED.store(false, Ordering::Release);
             e
         })?;
+        if stale() && !CANARY_SET.swap(true, Ordering::AcqRel) {
+            bound.canary = Some(map_canary(bound_dev)?);
+            return Ok(bound);
+        }
+        if stale() {
+            // The rebind of the `stale` test: bound, nothing run.
+            return Ok(bound);
+        }
         if revoke() {
             keep_past_unbind(bound_dev)?;
             bound.edu.stale_proof(bound_dev)?;
+            bound.edu.expired_proof(bound_dev)?;
+            devres_drop_now(bound_dev)?;
             return Ok(bound);
         }
         // Run at probe time, so that insmod returns with every result printed.
@@ -235,6 +393,9 @@ impl pci::Driver for EduRust {
 /// any kept mapping; then the fields drop in order: MMIO before disabling.
 struct Bound {
     edu: Edu,
+    /// The `stale` test's canary, until the unbind leaves a transfer into
+    /// it pending.
+    canary: Option<InFlight<Bidirectional>>,
     enabled: pci::Enabled,
 }
 
@@ -245,18 +406,27 @@ impl Bound {
         // SAFETY: called in probe, before this driver maps anything; no other
         // driver maps for this device.
         unsafe { dev.dma_set_mask_and_coherent(DMA_MASK)? };
-        // SAFETY: edu starts a transfer only when its DMA command register
-        // (0x98) is written, which this driver does only after writing the
-        // transfer's memory address from a live `InFlight`: an address that
-        // an earlier driver or bind left in edu's registers is never used.
+        let edu = Edu {
+            mmio,
+            dev: bound.device().clone(),
+            wedged: AtomicBool::new(false),
+            kept: Vec::new(),
+        };
+        if !unsafe_master() {
+            edu.wait_stopped(&enabled)?;
+        }
+        // SAFETY: edu runs no transfer: `wait_stopped()` saw `DMA_RUN` clear
+        // with bus mastering off, so a transfer a previous binding left
+        // pending ended without reaching memory. (Not with the planted bug
+        // `unsafe_master=1`, which the `revoke` boot uses to show that its
+        // canary detects the difference.) It starts one only when its DMA
+        // command register (0x98) is written, which this driver does only
+        // after writing the transfer's memory address from a live
+        // `InFlight`: an address left in its registers is never used.
         unsafe { dev.set_master() };
         Ok(Self {
-            edu: Edu {
-                mmio,
-                dev: bound.device().clone(),
-                wedged: AtomicBool::new(false),
-                kept: Vec::new(),
-            },
+            edu,
+            canary: None,
             enabled,
         })
     }
@@ -264,6 +434,18 @@ impl Bound {
 
 impl Drop for Bound {
     fn drop(&mut self) {
+        if let Some(canary) = self.canary.take() {
+            if let Err(e) = self.edu.leave_pending(canary) {
+                dev_info!(
+                    self.edu.dev,
+                    "bouncelab: error driver=rust stale test: {}\n",
+                    e.to_errno()
+                );
+            }
+            // Bus mastering off, as after a wedge: the pending transfer's
+            // accesses are dropped while it stays off.
+            let _ = self.enabled.quiesce();
+        }
         if !self.edu.kept.is_empty() {
             // A transfer never finished: edu may still use the addresses it
             // holds. Bus mastering off first, then they can be unmapped.
@@ -315,6 +497,42 @@ impl Edu {
         dev_info!(
             self.dev,
             "bouncelab: result driver=rust scenario=stale-proof observed={} refused={}\n",
+            if refused { "ok" } else { "ACCEPTED" },
+            u8::from(refused)
+        );
+        Ok(())
+    }
+
+    /// A proof expires when the device is given an address again
+    /// (`Idle::assume`: "until the device is given an address again"): lend
+    /// rx and program it, take edu's idle proof, then program tx (the
+    /// promise ends: a start now would write rx), and try to end rx's
+    /// flight with that proof, newer than rx's own hand-out. Both mappings
+    /// are kept, and released at unbind with bus mastering off.
+    fn expired_proof(&mut self, bound: &dma::Bound<'_>) -> Result {
+        let rx = Mapping::<FromDevice, _>::map(bound, zeroed(64)?)?.lend();
+        self.program_to_ram(EDU_BUF_ADDR, &rx, 64)?;
+        let idle = self.idle()?;
+        let tx = Mapping::<ToDevice, _>::map(bound, zeroed(64)?)?.lend();
+        self.program_from_ram(&tx, EDU_BUF_ADDR, 64)?;
+        let refused = match rx.complete(&idle) {
+            Ok(m) => {
+                drop(m);
+                false
+            }
+            Err(rx) => {
+                if let Some(k) = rx.keep() {
+                    self.kept.try_push(k)?;
+                }
+                true
+            }
+        };
+        if let Some(k) = tx.keep() {
+            self.kept.try_push(k)?;
+        }
+        dev_info!(
+            self.dev,
+            "bouncelab: result driver=rust scenario=expired-proof observed={} refused={}\n",
             if refused { "ok" } else { "ACCEPTED" },
             u8::from(refused)
         );

@@ -21,3 +21,11 @@ MODULE_PARM_DESC(revoke, "keep device-tied resources past unbind instead of the 
 bool edu_rust_wedge;
 module_param_named(wedge, edu_rust_wedge, bool, 0444);
 MODULE_PARM_DESC(wedge, "treat the first transfer as timed out while it runs (wedge test)");
+
+bool edu_rust_stale;
+module_param_named(stale, edu_rust_stale, bool, 0444);
+MODULE_PARM_DESC(stale, "at the first unbind, leave a transfer into a canary buffer pending (rebind test)");
+
+bool edu_rust_unsafe_master;
+module_param_named(unsafe_master, edu_rust_unsafe_master, bool, 0444);
+MODULE_PARM_DESC(unsafe_master, "planted bug: turn bus mastering on at probe without waiting for edu to stop");

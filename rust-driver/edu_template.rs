@@ -27,8 +27,10 @@ use kernel::prelude::*;
 use kernel::{
     delay::msleep,
     dev_info,
+    device::Device,
     devres::Devres,
-    dma::{self, DmaMask, FromDevice, Idle, InFlight, Mapping, ToDevice},
+    // `dma::Device`: the DMA mask setter of `pci::Device`.
+    dma::{self, Device as _, DmaMask, FromDevice, Idle, InFlight, Mapping, ToDevice},
     error::code::*,
     io_mem::IoMem,
     pci,
@@ -129,10 +131,20 @@ fn probe_claimed(pdev: &pci::Device, dev: &dma::Bound<'_>) -> Result<Bound> {
     let mmio = pdev.iomap_region(dev, 0, b"edu_template\0")?;
     // SAFETY: in probe, before this driver maps anything for the device.
     unsafe { pdev.dma_set_mask_and_coherent(DmaMask::new::<28>())? };
-    // SAFETY: edu starts a transfer only when its DMA command register
-    // (0x98) is written, which this driver does only after writing the
-    // transfer's memory address from a live `InFlight`: an address that
-    // an earlier driver or bind left in edu's registers is never used.
+    // A transfer an earlier binding left pending (one that wedged) would
+    // run into memory freed at its unbind once bus mastering is on: turn
+    // it off and wait until edu is seen stopped; the transfer then ends
+    // without reaching memory.
+    {
+        let regs = mmio.try_access().ok_or(ENODEV)?;
+        wait_stopped(&enabled, &regs)?;
+    }
+    // SAFETY: edu runs no transfer (`DMA_RUN` read back clear just above,
+    // with bus mastering off), and starts one only when its DMA command
+    // register (0x98) is written, which this driver does only after
+    // writing the transfer's memory address from a live `InFlight`: an
+    // address that an earlier driver or bind left in edu's registers is
+    // never used.
     unsafe { pdev.set_master() };
 
     // Registers through a guard: `None` once the device was unbound.
@@ -200,9 +212,23 @@ fn roundtrip(dev: &dma::Bound<'_>, mmio: &IoMem) -> Result<usize> {
     Ok(differ)
 }
 
+/// Turns bus mastering off and waits (at most 5 s) until edu runs no
+/// transfer: call it before `set_master()`.
+fn wait_stopped(enabled: &pci::Enabled, mmio: &IoMem) -> Result {
+    // Only the effect is needed here, not the proof.
+    let _ = enabled.quiesce();
+    for _ in 0..5000 {
+        if mmio.read32(REG_CMD)? & CMD_RUN == 0 {
+            return Ok(());
+        }
+        msleep(1);
+    }
+    Err(EBUSY)
+}
+
 /// Runs the programmed edu transfer of `LEN` bytes and waits (at most 5 s)
 /// for it; returns the proof that edu is done with the addresses it holds.
-fn transfer<'a>(dev: &'a dma::Device, mmio: &IoMem, cmd: u32) -> Result<Idle<'a>> {
+fn transfer<'a>(dev: &'a Device, mmio: &IoMem, cmd: u32) -> Result<Idle<'a>> {
     mmio.write32(LEN as u32, REG_CNT)?;
     mmio.write32(cmd | CMD_RUN, REG_CMD)?;
     for _ in 0..5000 {

@@ -181,6 +181,15 @@ CHECKS = {
                            " and refused == 1 and used_after == used_before", None, None),
     "stale-proof": ("a proof older than the address write does not end the flight",
                     "observed == 'ok' and refused == 1", None, None),
+    "expired-proof": ("a proof the device's next address write expired does not end an earlier flight",
+                      "observed == 'ok' and refused == 1", None, None),
+    "devres-drop": ("dropping a Devres drops its data at once, a forgotten guard notwithstanding",
+                    "observed == 'ok' and dropped == 1 and 0 <= ms < 100", None, None),
+    "pending-transfer-planted": ("the canary catches a transfer pending across a rebind that turns bus "
+                                 "mastering on at once (planted unsafe_master=1)",
+                                 "observed == 'CORRUPT' and differ > 0 and unsafe_master == 1", None, None),
+    "pending-transfer": ("a transfer pending at unbind does not reach memory when the template rebinds",
+                         "observed == 'ok' and differ == 0 and used_after == used_before", None, None),
     # The swiotlb audit (guest/plans/audit, docs/audit.md): what it reports
     # for the C poller's runs, by kind (calls) and call site (KIND_at).
     "audit-switch": ("the audit switch is on from the command line, refuses garbage, turns off and on",

@@ -1,4 +1,4 @@
-// error: E0133
+// error: E0133 f.assume_done()
 //! Must not compile: end a flight on the driver's word without `unsafe`
 //!
 //! Without a proof, ending a flight is the driver's claim that the device is

@@ -1,4 +1,4 @@
-// error: E0117
+// error: E0117 impl DeviceWrites for ToDevice
 //! Must not compile: declare a TO_DEVICE buffer device-writable
 //!
 //! Which directions the device reads or writes is the kernel crate's to say:

@@ -1,4 +1,4 @@
-// error: E0382
+// error: E0382 has type `DmaAddr<'_, kernel::dma::FromDevice>`, which does not implement the `Copy` trait
 //! Must not compile: keep a copy of a device address
 //!
 //! `DmaAddr` is not `Copy`: writing it to a register consumes it; ask the in-

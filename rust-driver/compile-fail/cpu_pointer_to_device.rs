@@ -1,4 +1,4 @@
-// error: E0308
+// error: E0308 expected struct `DmaAddr`, found *-ptr
 //! Must not compile: hand a CPU pointer to the device
 //!
 //! Only a `DmaAddr`, made by an in-flight mapping, can be programmed into a

@@ -1,4 +1,4 @@
-// error: E0505
+// error: E0505 let v = f.complete(done)?.unmap();
 //! Must not compile: program an address after unmap
 //!
 //! A `DmaAddr` cannot outlive the in-flight mapping it came from, let alone

@@ -1,4 +1,4 @@
-// error: E0605
+// error: E0605 non-primitive cast: `DmaAddr<'_, kernel::dma::FromDevice>` as `*const u8`
 //! Must not compile: turn a device address into a pointer
 //!
 //! A `DmaAddr` is not a number the CPU can dereference.

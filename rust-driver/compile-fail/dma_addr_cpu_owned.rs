@@ -1,4 +1,4 @@
-// error: E0599
+// error: E0599 no method named `dma_addr` found for struct `Mapping`
 //! Must not compile: ask for the device address while the CPU holds the buffer
 //!
 //! Only an in-flight mapping has `dma_addr()`, and only a device-owned

@@ -1,4 +1,4 @@
-// error: E0599
+// error: E0599 no method named `dma_addr` found for struct `Mapping`
 //! Must not compile: give the device the address of a mapping not lent to it
 //!
 //! A `Mapping` has no `dma_addr()`: no device holds its address, which is

@@ -4,7 +4,8 @@
 //! `Bound` has only private fields: a driver cannot claim a binding it was
 //! not given, to map for a device after its unbind.
 
-use kernel::dma::{Bound, Device, FromDevice, Mapping};
+use kernel::device::Device;
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {

@@ -1,4 +1,4 @@
-// error: E0451
+// error: E0451 field `addr` of struct `DmaAddr` is private
 //! Must not compile: forge a device address
 //!
 //! `DmaAddr` has only private fields: no integer becomes an address the

@@ -1,4 +1,4 @@
-// error: E0451
+// error: E0451 field `dev` of struct `Idle` is private
 //! Must not compile: forge the proof that the device is done
 //!
 //! `Idle` has only private fields: a driver gets one from the bus (bus

@@ -1,4 +1,4 @@
-// error: E0282
+// error: E0282 type annotations needed for `Mapping<D, DeviceOwned>`
 //! Must not compile: forget the direction
 //!
 //! A mapping has no default direction: it must be named.

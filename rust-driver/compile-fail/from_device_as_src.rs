@@ -1,4 +1,4 @@
-// error: E0277
+// error: E0277 the trait bound `kernel::dma::FromDevice: DeviceReads` is not satisfied
 //! Must not compile: program a FROM_DEVICE address as a DMA source
 //!
 //! The device may only write a `FromDevice` buffer: reading it would hand the

@@ -1,4 +1,4 @@
-// error: E0277
+// error: E0277 the trait bound `Mine: dma::private::SealedDirection` is not satisfied
 //! Must not compile: implement the direction trait outside the kernel crate
 //!
 //! `Direction` is sealed: a made-up direction would pick its own syncs.

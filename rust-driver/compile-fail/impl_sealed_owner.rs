@@ -1,4 +1,4 @@
-// error: E0277
+// error: E0277 the trait bound `Mine: dma::private::SealedOwner` is not satisfied
 //! Must not compile: implement the owner trait outside the kernel crate
 //!
 //! `Owner` is sealed: a made-up owner state would bypass the transitions.

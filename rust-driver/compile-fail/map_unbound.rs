@@ -1,4 +1,4 @@
-// error: E0308
+// error: E0308 expected struct `kernel::dma::Bound`, found struct `kernel::device::Device`
 //! Must not compile: map a buffer for a device no driver is bound to
 //!
 //! `Mapping::map` needs a `Bound` device, which only the bus hands out (in
@@ -6,7 +6,8 @@
 //! nothing about the binding, and a mapping made then would outlive the bus's
 //! DMA teardown.
 
-use kernel::dma::{Bound, Device, FromDevice, Mapping};
+use kernel::device::Device;
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {

@@ -6,7 +6,8 @@
 //! nothing about the binding, and a mapping made then would outlive the bus's
 //! DMA teardown.
 
-use kernel::dma::{Bound, Device, FromDevice, Mapping};
+use kernel::device::Device;
+use kernel::dma::{Bound, FromDevice, Mapping};
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {

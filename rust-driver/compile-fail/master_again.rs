@@ -1,4 +1,4 @@
-// error: E0133
+// error: E0133 en.device().set_master()
 //! Must not compile: turn bus mastering back on without `unsafe`
 //!
 //! A quiesce proof lets the driver unmap and free what the device was

@@ -1,4 +1,4 @@
-// error: E0133
+// error: E0133 c.as_slice()
 //! Must not compile: read an in-flight buffer through a slice
 //!
 //! After `sync_for_cpu()` the device may still be writing an in-flight buffer

@@ -1,4 +1,4 @@
-// error: E0599
+// error: E0599 no method named `unmap` found for struct `InFlight`
 //! Must not compile: program the address, sync for the CPU, then unmap
 //!
 //! Syncing an in-flight mapping for the CPU (ath9k's poll) keeps it in

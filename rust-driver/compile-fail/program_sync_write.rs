@@ -1,4 +1,4 @@
-// error: E0599
+// error: E0599 no method named `writer` found for struct `InFlight`
 //! Must not compile: write an in-flight buffer
 //!
 //! The CPU may write only a buffer no device is using: an in-flight mapping,

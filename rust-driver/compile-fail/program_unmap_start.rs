@@ -1,4 +1,4 @@
-// error: E0599
+// error: E0599 no method named `unmap` found for struct `InFlight`
 //! Must not compile: program the address, unmap, then start the transfer
 //!
 //! Once its address is programmed, the mapping is in flight, and an

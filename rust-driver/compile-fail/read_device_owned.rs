@@ -1,4 +1,4 @@
-// error: E0599
+// error: E0599 no method named `as_slice` found for struct `Mapping<kernel::dma::FromDevice, DeviceOwned>`
 //! Must not compile: read while device-owned
 //!
 //! The CPU may read a buffer only after `sync_for_cpu()` handed it over.

@@ -5,8 +5,11 @@
 #
 # usage: run.sh <kernel source dir> <kernel build dir (O=)>
 #
-# Every <case>.rs here starts with "// error: E<code>": it must fail to
-# compile, and every error it produces must carry that code.  Its twin
+# Every <case>.rs here starts with "// error: E<code> <text>": it must fail
+# to compile, every error it produces must carry that code, and <text> must
+# appear in one of them (its message, or the source line it points at): the
+# method, trait or value the case is about, so that an unrelated error with
+# the same code (a misspelled method is E0599 too) does not pass.  Its twin
 # <case>_ok.rs (first line "// ok: ...") does the same thing the right way
 # and must compile.  So must every example in the doc comments of
 # kernel::dma (doc_dma_<n>_ok, its "# " lines included, as rustdoc would
@@ -81,15 +84,21 @@ for f in $cases; do
 	(cd "$RUSTC_DIR" && eval "$c") >"$TMP/$crate/out" 2>&1
 	rc=$?
 	want=$(sed -n '1s|^// error: \(E[0-9]\{4\}\).*|\1|p' "$f")
+	wtext=$(sed -n '1s|^// error: E[0-9]\{4\} \(.*\)|\1|p' "$f")
 	got=$(grep -o '^error\[E[0-9]\{4\}\]' "$TMP/$crate/out" | sed 's/error\[\(.*\)\]/\1/' | sort -u | tr '\n' ' ')
 	got=${got% }
 	if [ -n "$want" ]; then
-		desc="$name must fail with $want"
-		if [ $rc -ne 0 ] && [ "$got" = "$want" ]; then
+		desc="$name must fail with $want: $wtext"
+		# Each error with the wanted code: its message and the source it
+		# shows, up to the blank line that ends it.
+		awk -v code="error[$want]" 'index($0, "error") == 1 { inb = index($0, code) == 1 }
+			/^$/ { inb = 0 } inb' "$TMP/$crate/out" >"$TMP/$crate/want"
+		if [ $rc -ne 0 ] && [ "$got" = "$want" ] && [ -n "$wtext" ] &&
+			grep -qF -- "$wtext" "$TMP/$crate/want"; then
 			res=ok
 		else
 			res="not ok"
-			echo "# $name: exit $rc, error codes '${got:-none}', want '$want'"
+			echo "# $name: exit $rc, error codes '${got:-none}', want '$want' with '${wtext:-(no text given)}'"
 		fi
 		# The first error, as a user sees it.
 		grep -m1 -A6 '^error' "$TMP/$crate/out" | sed 's/^/# /'

@@ -1,4 +1,4 @@
-// error: E0505
+// error: E0505 let d = c.give_back();
 //! Must not compile: keep a slice across a give-back
 //!
 //! A slice borrowed from a CPU-owned buffer cannot outlive the give-back.

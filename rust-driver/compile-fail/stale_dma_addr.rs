@@ -1,4 +1,4 @@
-// error: E0505
+// error: E0505 let c = f.complete(done)?.sync_for_cpu();
 //! Must not compile: program an address after the device was declared done
 //!
 //! A `DmaAddr` borrows the in-flight mapping: it cannot outlive `complete()`,

@@ -1,4 +1,4 @@
-// error: E0599
+// error: E0599 no method named `sync_for_cpu` found for struct `Mapping<kernel::dma::FromDevice, CpuOwned>`
 //! Must not compile: sync twice for CPU
 //!
 //! A CPU-owned buffer has no `sync_for_cpu()`: it must go back to the device first.

@@ -1,4 +1,4 @@
-// error: E0277
+// error: E0277 the trait bound `kernel::dma::ToDevice: DeviceWrites` is not satisfied
 //! Must not compile: program a TO_DEVICE address as a DMA destination
 //!
 //! A `DmaAddr` carries its direction: the device may only read a `ToDevice`

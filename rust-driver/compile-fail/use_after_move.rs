@@ -1,4 +1,4 @@
-// error: E0382
+// error: E0382 let c = m.sync_for_cpu();
 //! Must not compile: use after ownership moved
 //!
 //! `sync_for_cpu()` consumes the device-owned mapping: its old handle cannot

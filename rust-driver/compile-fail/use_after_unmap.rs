@@ -1,4 +1,4 @@
-// error: E0382
+// error: E0382 let v = m.unmap();
 //! Must not compile: use after unmap
 //!
 //! `unmap()` consumes the mapping and returns the CPU buffer; the mapping is

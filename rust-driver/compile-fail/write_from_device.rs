@@ -1,4 +1,4 @@
-// error: E0599
+// error: E0599 the method `writer` exists for struct `Mapping<kernel::dma::FromDevice, CpuOwned>`, but its trait bounds were not satisfied
 //! Must not compile: write a from-device buffer
 //!
 //! A `FromDevice` buffer is read-only to the CPU, even while the CPU owns it.
