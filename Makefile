@@ -52,7 +52,23 @@ space := $(subst ,, )
 comma := ,
 DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers swiotlb_audit=on \
 	e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)))
-DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img)
+# census: every other QEMU 7.2 PCI device whose Linux 6.1 driver does
+# streaming DMA (SCSI HBAs, USB host controllers with USB disks, SD, PIIX
+# IDE, four more NIC models), the same plan in a boot of its own
+# (bouncelab.devices=census, docs/drivers.md), the audit on too.
+# Two boots (disks, NIC pairs), each well inside the boot timeout.
+DRIVERS_BOOT := $(DRIVERS_BOOT);census-disks:bouncelab.plan=drivers bouncelab.devices=census \
+	bouncelab.part=disks swiotlb_audit=on;census-nics:bouncelab.plan=drivers \
+	bouncelab.devices=census bouncelab.part=nics swiotlb_audit=on
+# The receive floods' control boots: the same NIC pairs without bouncing
+# (swiotlb=noforce), so that report.md sets each flood's loss beside the
+# NIC's own loss under the same load (bouncelab.control=1: NICs only).
+DRIVERS_CONTROL := swiotlb=noforce bouncelab.plan=drivers bouncelab.control=1 bouncelab.policies=upstream
+DRIVERS_BOOT := $(DRIVERS_BOOT);drivers-control:$(DRIVERS_CONTROL) bouncelab.devices=drivers \
+	e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)));census-control:$(DRIVERS_CONTROL) bouncelab.devices=census
+DRIVERS_CENSUS_DISKS := sym53c8xx am53c974 pvscsi megasas-gen2 xhci-storage xhci-uas \
+	ehci-storage ohci-storage uhci-storage sdhci ata-piix
+DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas $(DRIVERS_CENSUS_DISKS),$(OUT)/drivers-$(d).img)
 # smp: two CPUs syncing halves of one line of one mapping (guest/plans/smp);
 # cc: the confidential-guest rule, forced (guest/plans/cc).
 SMP_BOOT := ;smp:bouncelab.plan=smp bouncelab.smp=2;cc:bouncelab.plan=cc swiotlb_cc=force

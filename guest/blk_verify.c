@@ -26,7 +26,16 @@
  * writes the bitwise inverse of the pattern, or the marker, over the first
  * block after the first write), to show that the checker fails.
  *
- * usage: blk_verify [-f MARKER-DEV] [-m flood-MiB] [-k marker] [-x corrupt|leak] DEV
+ * -t N: R5 td-align instead (scenario r5-td-align): after the flood, N
+ * write-then-read checks of 4 KiB into a buffer that starts one aligned
+ * block before a page end (its first segment is shorter than a USB
+ * SuperSpeed packet), and every seventh a 512-byte read too, so that the
+ * transfers' TRBs step through every position of an xHCI ring segment:
+ * where such a first TRB would end a segment, xhci_align_td() bounces it
+ * through the segment's own buffer (docs/drivers.md, the census's
+ * findings).  Judged as R1.
+ *
+ * usage: blk_verify [-f MARKER-DEV] [-m flood-MiB] [-k marker] [-x corrupt|leak] [-t N] DEV
  * Prints one result line and exits 0 when the measurement itself worked,
  * whatever it observed; 1 on a setup or I/O error.
  */
@@ -158,10 +167,11 @@ int main(int argc, char **argv)
 	long long size;
 	unsigned char *buf;
 	unsigned int seed = getpid();
-	int fd, c;
+	int fd, c, sweep = 0;
 
-	while ((c = getopt(argc, argv, "f:m:k:x:")) != -1) {
+	while ((c = getopt(argc, argv, "f:m:k:x:t:")) != -1) {
 		switch (c) {
+		case 't': sweep = atoi(optarg); break;
 		case 'f': marker_dev = optarg; break;
 		case 'm': mib = atol(optarg); break;
 		case 'k': marker = strtoul(optarg, NULL, 0); break;
@@ -190,6 +200,36 @@ int main(int argc, char **argv)
 	if (align < 64)
 		offsets[noff++] = 64 + align;
 	offsets[noff++] = 4096 - align;
+
+	for (int i = 0; i < sweep; i++) {
+		size_t off = 4096 - align;
+		unsigned long long pos = (i * 8192ULL) % (size - 8192);
+
+		fill(buf + off, 4096, pos, seed);
+		if (full_io(1, fd, buf + off, 4096, pos))
+			return 1;
+		memset(buf, POISON, alloc);
+		if (full_io(0, fd, buf + off, 4096, pos))
+			return 1;
+		check(buf, alloc, off, 4096, pos, seed, "4096 bytes a block before a page end");
+		cases++;
+		bytes += 4096;
+		if (i % 7 != 6)
+			continue;
+		memset(buf, POISON, alloc);
+		if (full_io(0, fd, buf, 512, pos))
+			return 1;
+		check(buf, alloc, 0, 512, pos, seed, "512 bytes");
+		cases++;
+		bytes += 512;
+	}
+	if (sweep) {
+		printf("bouncelab: result driver=- scenario=r5-td-align observed=%s cases=%llu"
+		       " bytes=%llu leak=%llu corrupt=%llu align=%ld\n",
+		       leak ? "LEAK" : corrupt ? "CORRUPT" : "ok", cases, bytes, leak, corrupt,
+		       align);
+		return 0;
+	}
 
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		for (size_t o = 0; o < noff; o++) {
@@ -247,6 +287,6 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: blk_verify [-f MARKER-DEV] [-m flood-MiB] [-k marker]"
-		" [-x corrupt|leak] DEV\n");
+		" [-x corrupt|leak] [-t N] DEV\n");
 	return 1;
 }

@@ -213,6 +213,9 @@ CHECKS = {
     "audit-on": ("the swiotlb audit is on in the {label} boot", "switch == 'Y'", None, None),
     "audit-explained": ("audit: {row} {kind} ({calls} calls) is explained in judge.py's AUDIT_NOTES",
                         "explained(row, kind)", None, None),
+    # The receive floods' control boots (guest/plans/drivers with
+    # bouncelab.control=1, swiotlb=noforce): nothing may bounce there.
+    "flood-control": ("the floods' control boot has no swiotlb pool", "nslabs == 0", None, None),
     "wedge-release": ("a wedged transfer's mapping is kept, then released with bus mastering off",
                       "kept >= 1 and released == kept and bus_master == 0"
                       " and used_after == used_before", None, None),
@@ -232,6 +235,32 @@ AUDIT_NOTES = {
         "(copybreak again) or at the unmap (a larger frame). The CPU only read the "
         "buffer, so this is DMA-API-HOWTO's legal reuse (S6's shape), safe on "
         "non-coherent CPUs too: information, not a bug.",
+    # The census boot (bouncelab.devices=census): seen only without
+    # c-patches/0071 (the xhci fix), kept so that a regression reads as
+    # the known bug (docs/drivers.md, the census's findings).
+    ("hw-xhci-storage", "dropped"):
+        "A driver bug in xhci (drivers/usb/host/xhci-ring.c): when a TD would end a ring "
+        "segment unaligned to the max packet, xhci_align_td() sends its last TRB through the "
+        "segment's bounce buffer, and xhci_unmap_one_bounce_buffer() copies that into the "
+        "URB's buffer while the HCD core still has it mapped DMA_FROM_DEVICE; the core's "
+        "unmap at giveback (usb_hcd_unmap_urb_for_dma(), the call site) then drops those CPU "
+        "bytes for the URB's own bounce slot. R5 shows the wrong data under every policy; "
+        "c-patches/0071 unmaps the URB before the copy.",
+    ("hw-e100", "race"):
+        "e100 keeps each receive buffer mapped DMA_BIDIRECTIONAL and its RFD header (16 "
+        "bytes, one line) is written by both sides: the device completes an RFD (status, "
+        "size) while e100_rx_clean() (inlined in e100_poll(), the call site) moves the ring's "
+        "end, rewriting the command and size of an RFD and handing it back with "
+        "dma_sync_single_for_device(BIDIRECTIONAL), and e100_rx_indicate() hands an "
+        "incomplete RFD back with a FROM_DEVICE sync while the device may be writing it. "
+        "Both sides wrote the line since the copies last agreed: a race, on which "
+        "transparent does what 6.1 does. That is e100's own protocol (the el bit keeps the "
+        "device off the RFDs the CPU rewrites, as far as the device honours it), "
+        "information, not a bug found; the same window loses frames under rework (R3).",
+    ("hw-xhci-uas", "dropped"):
+        "The same xhci bug as hw-xhci-storage's, through uas: the URB's buffer is written "
+        "by the CPU while still mapped, and usb_hcd_unmap_urb_for_dma() drops those bytes; "
+        "c-patches/0071 fixes it.",
 }
 
 
@@ -1016,10 +1045,11 @@ AUDIT_KINDS = [("dropped", "CPU bytes dropped"), ("held", "device wrote while th
                ("race", "race"), ("fixed", "fixed (6.1 would not move them)")]
 
 
-def audit_section(logdir):
+def audit_section(logdir, boot="drivers"):
     """report.md's driver x kind table of the swiotlb audit, from the
-    drivers boot's "# audit-site" lines (guest/plans/drivers), or None."""
-    lines = read_lines(os.path.join(logdir, "drivers", "guest.log")) or []
+    "# audit-site" lines of BOOT (guest/plans/drivers: the drivers boot or
+    the census), or None."""
+    lines = read_lines(os.path.join(logdir, boot, "guest.log")) or []
     sites = [dict(KV_RE.findall(ln.split("# audit-site ", 1)[1].split(" at=")[0]))
              | {"at": ln.split(" at=", 1)[1] if " at=" in ln else "?"}
              for ln in lines if ln.startswith("# audit-site ")]
@@ -1035,8 +1065,8 @@ def audit_section(logdir):
         if site not in c["at"]:
             c["at"].append(site)
     drivers = sorted({d for d, _ in cells})
-    out = ["## What the swiotlb audit found in the drivers boot\n",
-           "The `drivers` boot runs with `swiotlb_audit=on` (docs/audit.md in the repository); "
+    out = [f"## What the swiotlb audit found in the {boot} boot\n",
+           f"The `{boot}` boot runs with `swiotlb_audit=on` (docs/audit.md in the repository); "
            "the audit looks at mappings made under `transparent`. Each cell: calls that found "
            "lines of that kind, and the functions that made those calls.\n"]
     if not drivers:
@@ -1054,6 +1084,47 @@ def audit_section(logdir):
                 note = AUDIT_NOTES.get((cells[(d, k)]["row"], k),
                                        "not explained yet (the audit-explained check fails)")
                 out.append(f"- {d}, {name}: {note}")
+    return "\n".join(out) + "\n"
+
+
+def flood_section(logdir):
+    """report.md's receive-flood table (guest/plans/drivers, r3-net-flood):
+    per NIC, the share of frames lost under each policy next to the same
+    NIC's loss in its control boot without bouncing (NAME-control,
+    swiotlb=noforce), or None when no flood ran."""
+    floods, control = {}, {}
+
+    def cell(c):
+        share = int(c.get("lost", "0")) / max(int(c["frames"]), 1)
+        return f"{100 * share:.1f}% of {c['frames']}"
+    for name in read_lines(os.path.join(logdir, "last-run")) or []:
+        if name.endswith("-control"):
+            for ln in read_lines(os.path.join(logdir, name, "guest.log")) or []:
+                if ln.startswith("# control-result "):
+                    c = dict(KV_RE.findall(ln))
+                    if c.get("scenario") == "r3-net-flood" and c.get("frames", "").isdigit():
+                        control[c["driver"]] = cell(c)
+            continue
+        path = os.path.join(logdir, name, "cells.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            for c in json.load(f):
+                if c.get("scenario") == "r3-net-flood" and c.get("frames", "").isdigit():
+                    floods.setdefault(c["driver"], {})[c["policy"]] = cell(c)
+    if not floods:
+        return None
+    policies = [p for p in POLICY_ORDER if any(p in v for v in floods.values())]
+    out = ["## Receive floods: frames lost, against no bouncing\n",
+           "Each cell: the share of the flood's frames that never arrived (rings overrun "
+           "under load), and how many frames were sent. `no bounce`: the same NIC in the "
+           "control boot (`swiotlb=noforce`). Corrupt, stale, duplicated frames and stalls "
+           "are the flood's outcome in the table above, judged on their own.\n",
+           "| driver | no bounce | " + " | ".join(policies) + " |",
+           "|---|---|" + "---|" * len(policies)]
+    for d in sorted(floods):
+        out.append(f"| {d} | {control.get(d, '-')} | "
+                   + " | ".join(floods[d].get(p, "-") for p in policies) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -1120,10 +1191,14 @@ def write_report(logdir, expected, md, version_file, quiet=False):
         memory = pool_memory(logdir, read_lines(os.path.join(logdir, "last-run")) or [])
         if memory:
             f.write("\n" + memory)
-        audit = audit_section(logdir) if "drivers" in (read_lines(
-            os.path.join(logdir, "last-run")) or []) else None
-        if audit:
-            f.write("\n" + audit)
+        for boot in ("drivers", "census-disks", "census-nics"):
+            audit = audit_section(logdir, boot) if boot in (read_lines(
+                os.path.join(logdir, "last-run")) or []) else None
+            if audit:
+                f.write("\n" + audit)
+        floods = flood_section(logdir)
+        if floods:
+            f.write("\n" + floods)
         f.write("\n## Legend\n\n")
         for entry in expected.legend:
             f.write(f"- {entry}\n")
