@@ -59,10 +59,13 @@ SMP_BOOT := ;smp:bouncelab.plan=smp bouncelab.smp=2;cc:bouncelab.plan=cc swiotlb
 # off: the boot switch back to 6.1's copies (guest/plans/off); untrusted:
 # the isolation rule for an untrusted device (guest/plans/untrusted).
 OFF_BOOT := ;off:bouncelab.plan=off swiotlb_transparent=off;untrusted:bouncelab.plan=untrusted
+# iommu: dma-iommu's bounce of an untrusted device's unaligned buffer, on
+# q35 with QEMU's intel-iommu (guest/plans/iommu, guest/run-qemu.sh).
+IOMMU_BOOT := ;iommu:bouncelab.plan=iommu bouncelab.iommu=1 intel_iommu=on
 # audit: the swiotlb audit on the C poller's scenarios and a planted bug
 # (guest/plans/audit, docs/audit.md).
 AUDIT_BOOT := ;audit:bouncelab.plan=audit swiotlb_audit=on
-BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)$(OFF_BOOT)$(AUDIT_BOOT)
+BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)$(OFF_BOOT)$(IOMMU_BOOT)$(AUDIT_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
