@@ -69,7 +69,8 @@ BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reli
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
-# would be), checkpatch --strict on every patch of the series, and the
+# would be), the audit's tail-call sample by objdump (tests/audit-tail.sh),
+# checkpatch --strict on every patch of the series, and the
 # exhaustive user-space check of swiotlb's transparent bouncing
 # (kernel/dma/swiotlb_wb.c) to WB_DEPTH.
 # Each runs again only when its inputs changed since it last passed
@@ -81,7 +82,7 @@ export BOOTS
 # with.  The lock makes the later run wait for the early one.
 WB_DEPTH ?= 4
 HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/wb-check.ktap \
-	$(LOGS)/fp-bound.ktap $(LOGS)/kdma-builds.ktap
+	$(LOGS)/fp-bound.ktap $(LOGS)/kdma-builds.ktap $(LOGS)/audit-tail.ktap
 SRC_CHECKS := flock $(LOGS)/.src-checks.lock sh -c \
 	"{ tests/cached.sh $(LOGS)/wb-check.ktap tests/wb-check.sh $(SRC)/kernel/dma \
 		$(SRC)/tools/testing/swiotlb -- \
@@ -98,6 +99,8 @@ HOST_CHECKS := mkdir -p $(LOGS) && \
 	{ tests/cached.sh $(LOGS)/kdma-builds.ktap $(SRC).stamp $(BUILD)/.built-key \
 		kconfig-fragments/production kconfig-fragments/production-i386 tests/kdma-builds.sh -- \
 		flock $(LOCK) tests/kdma-builds.sh $(SRC) $(OUT)/kdma-builds $(BUILD) || true; } && \
+	{ tests/cached.sh $(LOGS)/audit-tail.ktap $(BUILD)/samples/dma/dma_audit_tail.o tests/audit-tail.sh -- \
+		tests/audit-tail.sh $(BUILD)/samples/dma/dma_audit_tail.o || true; } && \
 	$(SRC_CHECKS)
 test demo: export EARLY_CHECKS := 1
 # With the suite's own BOOTS, every cell of tests/expected.tsv must be

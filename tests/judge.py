@@ -210,6 +210,10 @@ CHECKS = {
                     "observed == 'ok' and dropped == 0 and race == 0 and fixed > 0", None, None),
     "audit-off": ("audit: switched off, it records and logs nothing",
                   "observed == 'STALE' and total == 0 and logged == 0", None, None),
+    # A driver function whose last call is the DMA API (a sibling call,
+    # samples/dma/dma_audit_tail.c): the audit names it, not its caller.
+    "audit-tail": ("audit: {case} as a driver function's last call is reported at that function",
+                   "sites == 1 and calls == 1 and at == fn", None, None),
     "audit-on": ("the swiotlb audit is on in the {label} boot", "switch == 'Y'", None, None),
     "audit-explained": ("audit: {row} {kind} ({calls} calls) is explained in judge.py's AUDIT_NOTES",
                         "explained(row, kind)", None, None),
@@ -478,8 +482,8 @@ def kunit_agrees(expected, lines):
 # The function whose BUG_ON() each bad-dir boot must hit: DMA_NONE in call
 # bouncelab.bad_dir=N of guest/plans/baddir (map, sync_for_cpu,
 # sync_for_device, unmap).
-BAD_DIR_FUNC = {"1": "dma_map_page_attrs", "2": "dma_sync_single_for_cpu",
-                "3": "dma_sync_single_for_device", "4": "dma_unmap_page_attrs"}
+BAD_DIR_FUNC = {"1": "dma_map_page_attrs", "2": "dma_sync_single_for_cpu_ip",
+                "3": "dma_sync_single_for_device_ip", "4": "dma_unmap_page_attrs_ip"}
 
 
 def crash_ktap(name, pattern, console, fatal, guest_lines):
