@@ -31,6 +31,7 @@
 
 mod edu;
 mod packet;
+mod revoke_map;
 mod ring;
 mod scenarios;
 
@@ -74,6 +75,15 @@ extern "C" {
     /// Module parameter `unsafe_master`: the planted bug of the `stale`
     /// test, bus mastering on at probe without waiting for edu to stop.
     static edu_rust_unsafe_master: bool;
+    /// Module parameter `revoke_map`: 1 maps after probe and leaves
+    /// mappings to the unbind, 2 adds the planted bug.
+    static edu_rust_revoke_map: u32;
+}
+
+/// The value of the `revoke_map` module parameter.
+fn revoke_map() -> u32 {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_revoke_map }
 }
 
 /// The value of the `stale` module parameter.
@@ -342,6 +352,7 @@ impl Drop for EduRustModule {
         drop(self.reg.take());
         check_past_unbind();
         check_canary();
+        revoke_map::check();
     }
 }
 
@@ -366,6 +377,10 @@ impl pci::Driver for EduRust {
         }
         if stale() {
             // The rebind of the `stale` test: bound, nothing run.
+            return Ok(bound);
+        }
+        if revoke_map() != 0 {
+            bound.binding = Some(revoke_map::at_probe(dev, bound_dev, revoke_map() == 2)?);
             return Ok(bound);
         }
         if revoke() {
@@ -396,6 +411,8 @@ struct Bound {
     /// The `stale` test's canary, until the unbind leaves a transfer into
     /// it pending.
     canary: Option<InFlight<Bidirectional>>,
+    /// The binding, kept to map after `probe` (`revoke_map`).
+    binding: Option<Devres<dma::Binding>>,
     enabled: pci::Enabled,
 }
 
@@ -427,6 +444,7 @@ impl Bound {
         Ok(Self {
             edu,
             canary: None,
+            binding: None,
             enabled,
         })
     }
@@ -434,6 +452,15 @@ impl Bound {
 
 impl Drop for Bound {
     fn drop(&mut self) {
+        if let Some(binding) = self.binding.take() {
+            if let Err(e) = revoke_map::at_unbind(&self.edu, &binding) {
+                dev_info!(
+                    self.edu.dev,
+                    "bouncelab: error driver=rust revoke_map test: {}\n",
+                    e.to_errno()
+                );
+            }
+        }
         if let Some(canary) = self.canary.take() {
             if let Err(e) = self.edu.leave_pending(canary) {
                 dev_info!(
