@@ -40,6 +40,8 @@ pub(crate) fn wait_for_transfer() {
 pub(crate) const BIG: usize = 16384;
 /// Size of the small fillers and of one canary: one bounce slot.
 pub(crate) const SMALL: usize = 2048;
+/// Big fillers unmapped once the canaries are in place.
+const ROOM: usize = 8;
 /// At most this many mappings per fill (a pool of 16384 slots takes about
 /// 2048 big ones).
 const MAX_MAPS: usize = 8192;
@@ -188,6 +190,12 @@ pub(crate) fn place_canaries() {
             if let Ok((c, full)) = canaries(&guard.bound()) {
                 h.canaries = c;
                 h.full = full;
+            }
+            // Room for the next binding's own mappings (the template's),
+            // away from the canaries: the pending transfer can only reach
+            // the slots the canaries hold.
+            for _ in 0..ROOM {
+                drop(h.big.pop());
             }
         }
     });
