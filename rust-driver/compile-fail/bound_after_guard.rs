@@ -8,6 +8,7 @@
 
 use kernel::devres::Devres;
 use kernel::dma::{Binding, FromDevice, Mapping};
+use kernel::error::code::ENODEV;
 use kernel::prelude::*;
 
 fn buf() -> Result<Vec<u8>> {
