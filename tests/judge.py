@@ -239,6 +239,16 @@ CHECKS = {
     "wedge-release": ("a wedged transfer's mapping is kept, then released with bus mastering off",
                       "kept >= 1 and released == kept and bus_master == 0"
                       " and used_after == used_before", None, None),
+    # helper 43 (guest/plans/revoke, rust-driver/revoke_map.rs): mappings
+    # made after probe and revoked at unbind, with the device stopped first.
+    "revoke-map": ("mappings made after probe are unmapped at unbind only once bus mastering is off, "
+                   "canaries in the freed bounce slots survive the rebind, a kept one is refused",
+                   "observed == 'ok' and differ == 0 and canaries > 0 and full == 1"
+                   " and bus_master == 0 and refused == 1", None, None),
+    "revoke-map-planted": ("the canaries catch bus mastering turned on again after the revocation "
+                           "(planted revoke_map=2)",
+                           "observed == 'CORRUPT' and differ > 0 and full == 1 and planted == 1",
+                           None, None),
 }
 
 
