@@ -58,6 +58,12 @@ DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas,$(OUT)/drivers-$(d).img
 # boot-time IO-APIC timer check, 1 boot in 60, docs/harness.md);
 # cc: the confidential-guest rule, forced (guest/plans/cc).
 SMP_BOOT := ;smp:bouncelab.plan=smp bouncelab.smp=2 no_timer_check;cc:bouncelab.plan=cc swiotlb_cc=force
+# revoke: Rust mappings revoked at unbind (guest/plans/revoke). acpi=off:
+# with ACPI (kconfig-fragments/iommu.config) the planted transfer pending
+# across a rebind no longer reached its canary within the plan's 0.5 s
+# (7 Dec 2026: differ=0 twice; with acpi=off differ=510), so the planted
+# check could not fail; the cause is not found yet.
+REVOKE_BOOT := ;revoke:bouncelab.plan=revoke acpi=off
 # off: the boot switch back to 6.1's copies (guest/plans/off); untrusted:
 # the isolation rule for an untrusted device (guest/plans/untrusted).
 OFF_BOOT := ;off:bouncelab.plan=off swiotlb_transparent=off;untrusted:bouncelab.plan=untrusted
@@ -67,7 +73,7 @@ IOMMU_BOOT := ;iommu:bouncelab.plan=iommu bouncelab.iommu=1 intel_iommu=on
 # audit: the swiotlb audit on the C poller's scenarios and a planted bug
 # (guest/plans/audit, docs/audit.md).
 AUDIT_BOOT := ;audit:bouncelab.plan=audit swiotlb_audit=on
-BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)$(OFF_BOOT)$(IOMMU_BOOT)$(AUDIT_BOOT)
+BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template$(REVOKE_BOOT)$(SMP_BOOT)$(OFF_BOOT)$(IOMMU_BOOT)$(AUDIT_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
