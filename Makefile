@@ -69,20 +69,32 @@ DRIVERS_BOOT := $(DRIVERS_BOOT);drivers-control:$(DRIVERS_CONTROL) bouncelab.dev
 DRIVERS_CENSUS_DISKS := sym53c8xx am53c974 pvscsi megasas-gen2 xhci-storage xhci-uas \
 	ehci-storage ohci-storage uhci-storage sdhci ata-piix
 DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas $(DRIVERS_CENSUS_DISKS),$(OUT)/drivers-$(d).img)
-# smp: two CPUs syncing halves of one line of one mapping (guest/plans/smp);
+# smp: two CPUs syncing halves of one line of one mapping (guest/plans/smp;
+# no_timer_check: without -icount a host stall of about 60 ms fails 6.1's
+# boot-time IO-APIC timer check, 1 boot in 60, docs/harness.md);
 # cc: the confidential-guest rule, forced (guest/plans/cc).
-SMP_BOOT := ;smp:bouncelab.plan=smp bouncelab.smp=2;cc:bouncelab.plan=cc swiotlb_cc=force
+SMP_BOOT := ;smp:bouncelab.plan=smp bouncelab.smp=2 no_timer_check;cc:bouncelab.plan=cc swiotlb_cc=force
+# revoke: Rust mappings revoked at unbind (guest/plans/revoke). acpi=off:
+# with ACPI (kconfig-fragments/iommu.config) the planted transfer pending
+# across a rebind no longer reached its canary within the plan's 0.5 s
+# (7 Dec 2026: differ=0 twice; with acpi=off differ=510), so the planted
+# check could not fail; the cause is not found yet.
+REVOKE_BOOT := ;revoke:bouncelab.plan=revoke acpi=off
 # off: the boot switch back to 6.1's copies (guest/plans/off); untrusted:
 # the isolation rule for an untrusted device (guest/plans/untrusted).
 OFF_BOOT := ;off:bouncelab.plan=off swiotlb_transparent=off;untrusted:bouncelab.plan=untrusted
+# iommu: dma-iommu's bounce of an untrusted device's unaligned buffer, on
+# q35 with QEMU's intel-iommu (guest/plans/iommu, guest/run-qemu.sh).
+IOMMU_BOOT := ;iommu:bouncelab.plan=iommu bouncelab.iommu=1 intel_iommu=on
 # audit: the swiotlb audit on the C poller's scenarios and a planted bug
 # (guest/plans/audit, docs/audit.md).
 AUDIT_BOOT := ;audit:bouncelab.plan=audit swiotlb_audit=on
-BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template;revoke:bouncelab.plan=revoke$(SMP_BOOT)$(OFF_BOOT)$(AUDIT_BOOT)
+BOOTS ?= matrix:bouncelab.cpu=max$(DRIVERS_BOOT);reliability:bouncelab.plan=reliability;exhaust:swiotlb=512,force bouncelab.plan=exhaust$(BAD_DIR_BOOTS)$(SG_PAGES_BOOT);template:bouncelab.plan=template$(REVOKE_BOOT)$(SMP_BOOT)$(OFF_BOOT)$(IOMMU_BOOT)$(AUDIT_BOOT)
 export BOOTS
 
 # Host-side checks, KTAP each: the Rust misuse cases (compiled as a module
-# would be), checkpatch --strict on every patch of the series, and the
+# would be), the audit's tail-call sample by objdump (tests/audit-tail.sh),
+# checkpatch --strict on every patch of the series, and the
 # exhaustive user-space check of swiotlb's transparent bouncing
 # (kernel/dma/swiotlb_wb.c) to WB_DEPTH.
 # Each runs again only when its inputs changed since it last passed
@@ -94,7 +106,7 @@ export BOOTS
 # with.  The lock makes the later run wait for the early one.
 WB_DEPTH ?= 4
 HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/wb-check.ktap \
-	$(LOGS)/fp-bound.ktap $(LOGS)/kdma-builds.ktap
+	$(LOGS)/fp-bound.ktap $(LOGS)/kdma-builds.ktap $(LOGS)/audit-tail.ktap
 SRC_CHECKS := flock $(LOGS)/.src-checks.lock sh -c \
 	"{ tests/cached.sh $(LOGS)/wb-check.ktap tests/wb-check.sh $(SRC)/kernel/dma \
 		$(SRC)/tools/testing/swiotlb -- \
@@ -111,6 +123,8 @@ HOST_CHECKS := mkdir -p $(LOGS) && \
 	{ tests/cached.sh $(LOGS)/kdma-builds.ktap $(SRC).stamp $(BUILD)/.built-key \
 		kconfig-fragments/production kconfig-fragments/production-i386 tests/kdma-builds.sh -- \
 		flock $(LOCK) tests/kdma-builds.sh $(SRC) $(OUT)/kdma-builds $(BUILD) || true; } && \
+	{ tests/cached.sh $(LOGS)/audit-tail.ktap $(BUILD)/samples/dma/dma_audit_tail.o tests/audit-tail.sh -- \
+		tests/audit-tail.sh $(BUILD)/samples/dma/dma_audit_tail.o || true; } && \
 	$(SRC_CHECKS)
 test demo: export EARLY_CHECKS := 1
 # With the suite's own BOOTS, every cell of tests/expected.tsv must be

@@ -31,6 +31,8 @@
 
 mod edu;
 mod packet;
+mod pool;
+mod revoke_map;
 mod ring;
 mod scenarios;
 
@@ -74,6 +76,15 @@ extern "C" {
     /// Module parameter `unsafe_master`: the planted bug of the `stale`
     /// test, bus mastering on at probe without waiting for edu to stop.
     static edu_rust_unsafe_master: bool;
+    /// Module parameter `revoke_map`: 1 maps after probe and leaves
+    /// mappings to the unbind, 2 adds the planted bug.
+    static edu_rust_revoke_map: u32;
+}
+
+/// The value of the `revoke_map` module parameter.
+fn revoke_map() -> u32 {
+    // SAFETY: as for `edu_rust_packets`: written only before `init` runs.
+    unsafe { edu_rust_revoke_map }
 }
 
 /// The value of the `stale` module parameter.
@@ -177,11 +188,9 @@ fn check_past_unbind() {
 }
 
 /// The `stale` test's canary: a buffer edu was told to write when its
-/// binding ended, kept mapped and in flight past the unbind (standing for
-/// memory that is someone else's by then), with the time of the kick.
+/// binding ended, kept in flight past the unbind (it is revoked then).
 struct Canary {
     buf: InFlight<Bidirectional>,
-    kicked_ms: i64,
 }
 
 /// The kept `Vec<Canary>` (one element): its pointer and capacity.
@@ -207,9 +216,9 @@ impl Edu {
     fn leave_pending(&self, buf: InFlight<Bidirectional>) -> Result {
         self.program_to_ram(EDU_BUF_ADDR, &buf, CANARY_LEN)?;
         self.kick(edu::DMA_TO_RAM)?;
-        let kicked_ms = ktime_get_ms();
+        pool::KICKED_MS.store(ktime_get_ms(), Ordering::Release);
         let mut kept = Vec::new();
-        kept.try_push(Canary { buf, kicked_ms })?;
+        kept.try_push(Canary { buf })?;
         let mut kept = core::mem::ManuallyDrop::new(kept);
         CANARY_CAP.store(kept.capacity(), Ordering::Relaxed);
         CANARY.store(kept.as_mut_ptr(), Ordering::Release);
@@ -232,7 +241,10 @@ fn map_canary(bound: &dma::Bound<'_>) -> Result<InFlight<Bidirectional>> {
     Ok(Mapping::<Bidirectional, _>::map(bound, v)?.lend())
 }
 
-/// At module exit: was the canary written after the binding ended?
+/// At module exit: frees the first canary. It was revoked at unbind (edu
+/// stopped, then unmapped): edu's pending transfer could only reach the
+/// bounce slots it left, which the pool holder's canaries watch
+/// ([`pool`]); the result line is the holder's.
 fn check_canary() {
     let ptr = CANARY.swap(core::ptr::null_mut(), Ordering::AcqRel);
     if ptr.is_null() {
@@ -241,34 +253,29 @@ fn check_canary() {
     // SAFETY: the parts of the one-element `Vec` of `leave_pending` (its
     // capacity stored before the pointer was published), taken out of the
     // static exactly once, by this swap.
-    let mut kept = unsafe { Vec::from_raw_parts(ptr, 1, CANARY_CAP.load(Ordering::Relaxed)) };
-    let Canary { buf, kicked_ms } = match kept.pop() {
-        Some(c) => c,
-        None => return,
-    };
-    // edu runs a transfer once, 100 ms of virtual time after its kick: wait
-    // until a whole second has passed.
-    let waited = ktime_get_ms() - kicked_ms;
-    if waited < 1000 {
-        kernel::delay::msleep((1000 - waited) as u32);
+    let kept = unsafe { Vec::from_raw_parts(ptr, 1, CANARY_CAP.load(Ordering::Relaxed)) };
+    pool::wait_for_transfer();
+    for c in kept {
+        // Revoked at unbind: dropping it frees the buffer.
+        drop(c.buf);
     }
-    // SAFETY: edu ran the transfer (or dropped it, bus mastering off) at
-    // most 100 ms after the kick, a second ago; no driver was given this
-    // mapping's address, so no later transfer uses it.
-    let map = unsafe { buf.assume_done() }.sync_for_cpu();
-    let differ = map
-        .as_slice()
-        .iter()
-        .enumerate()
-        .filter(|(i, b)| **b != canary_byte(*i))
-        .count();
-    pr_info!(
-        "bouncelab: result driver=rust scenario=pending-transfer observed={} differ={} unsafe_master={}\n",
-        if differ == 0 { "ok" } else { "CORRUPT" },
-        differ,
-        u8::from(unsafe_master())
-    );
-    drop(map.unmap());
+}
+
+/// The devres action the `stale` and `revoke_map` tests register at probe,
+/// before any mapping they make: it runs at unbind after those mappings
+/// were revoked.
+struct AfterRevoke;
+
+impl Drop for AfterRevoke {
+    fn drop(&mut self) {
+        if revoke_map() != 0 {
+            revoke_map::after_revoke();
+        }
+        pool::place_canaries();
+        if revoke_map() == 2 {
+            revoke_map::planted();
+        }
+    }
 }
 
 /// Set when the data of `devres_drop_now`'s `Devres` is dropped.
@@ -323,6 +330,8 @@ fn exhaust_once(dev: &dma::Bound<'_>) -> Result<usize> {
 }
 
 static CLAIMED: AtomicBool = AtomicBool::new(false);
+/// The second edu is bound as the pool holder (`stale`, `revoke_map`).
+static HOLDER_CLAIMED: AtomicBool = AtomicBool::new(false);
 
 struct EduRustModule {
     reg: Option<pci::Registration<EduRust>>,
@@ -342,6 +351,7 @@ impl Drop for EduRustModule {
         drop(self.reg.take());
         check_past_unbind();
         check_canary();
+        revoke_map::check();
     }
 }
 
@@ -354,6 +364,20 @@ impl pci::Driver for EduRust {
 
     fn probe(dev: &pci::Device, bound_dev: &dma::Bound<'_>) -> Result<Bound> {
         if CLAIMED.swap(true, Ordering::AcqRel) {
+            if (stale() || revoke_map() != 0) && !HOLDER_CLAIMED.swap(true, Ordering::AcqRel) {
+                let mut bound = Bound::new(dev, bound_dev).map_err(|e| {
+                    HOLDER_CLAIMED.store(false, Ordering::Release);
+                    e
+                })?;
+                bound.holder = true;
+                let full = pool::hold(bound_dev)?;
+                dev_info!(
+                    dev,
+                    "bouncelab: pool holder driver=rust full={}\n",
+                    u8::from(full)
+                );
+                return Ok(bound);
+            }
             return Err(EBUSY);
         }
         let mut bound = Bound::new(dev, bound_dev).map_err(|e| {
@@ -361,11 +385,20 @@ impl pci::Driver for EduRust {
             e
         })?;
         if stale() && !CANARY_SET.swap(true, Ordering::AcqRel) {
+            // Forgotten: dropped at unbind by the devres core, after the
+            // canary's revocation (registered before it).
+            core::mem::forget(Devres::new(bound_dev, AfterRevoke)?);
             bound.canary = Some(map_canary(bound_dev)?);
             return Ok(bound);
         }
         if stale() {
             // The rebind of the `stale` test: bound, nothing run.
+            return Ok(bound);
+        }
+        if revoke_map() != 0 {
+            revoke_map::at_probe(dev, bound_dev)?;
+            core::mem::forget(Devres::new(bound_dev, AfterRevoke)?);
+            bound.revoke_map = true;
             return Ok(bound);
         }
         if revoke() {
@@ -396,6 +429,10 @@ struct Bound {
     /// The `stale` test's canary, until the unbind leaves a transfer into
     /// it pending.
     canary: Option<InFlight<Bidirectional>>,
+    /// The `revoke_map` test's binding: maps after `probe` at unbind.
+    revoke_map: bool,
+    /// The pool holder (`stale`, `revoke_map`): the second edu.
+    holder: bool,
     enabled: pci::Enabled,
 }
 
@@ -427,6 +464,8 @@ impl Bound {
         Ok(Self {
             edu,
             canary: None,
+            revoke_map: false,
+            holder: false,
             enabled,
         })
     }
@@ -434,6 +473,34 @@ impl Bound {
 
 impl Drop for Bound {
     fn drop(&mut self) {
+        if self.holder {
+            if let Some((differ, n, full)) = pool::check_canaries() {
+                if revoke_map() != 0 {
+                    revoke_map::report(differ, n, full);
+                } else {
+                    pr_info!(
+                        "bouncelab: result driver=rust scenario=pending-transfer observed={} differ={} unsafe_master={} canaries={} full={}\n",
+                        if differ == 0 { "ok" } else { "CORRUPT" },
+                        differ,
+                        u8::from(unsafe_master()),
+                        n,
+                        u8::from(full)
+                    );
+                }
+            }
+            pool::release();
+            HOLDER_CLAIMED.store(false, Ordering::Release);
+            return;
+        }
+        if self.revoke_map {
+            if let Err(e) = revoke_map::at_unbind(&self.edu) {
+                dev_info!(
+                    self.edu.dev,
+                    "bouncelab: error driver=rust revoke_map test: {}\n",
+                    e.to_errno()
+                );
+            }
+        }
         if let Some(canary) = self.canary.take() {
             if let Err(e) = self.edu.leave_pending(canary) {
                 dev_info!(

@@ -29,3 +29,7 @@ MODULE_PARM_DESC(stale, "at the first unbind, leave a transfer into a canary buf
 bool edu_rust_unsafe_master;
 module_param_named(unsafe_master, edu_rust_unsafe_master, bool, 0444);
 MODULE_PARM_DESC(unsafe_master, "planted bug: turn bus mastering on at probe without waiting for edu to stop");
+
+unsigned int edu_rust_revoke_map;
+module_param_named(revoke_map, edu_rust_revoke_map, uint, 0444);
+MODULE_PARM_DESC(revoke_map, "1: map after probe and leave mappings to the unbind (revocation test); 2: the same with the planted bug (bus mastering on again at once)");

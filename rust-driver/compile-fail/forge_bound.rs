@@ -17,7 +17,10 @@ fn buf() -> Result<Vec<u8>> {
 /// The case.
 pub fn case(bound: &Bound<'_>, kept: &Device) -> Result<u8> {
     let _ = bound;
-    let fake = Bound { dev: kept };
+    let fake = Bound {
+        dev: kept,
+        stop: None,
+    };
     let m = Mapping::<FromDevice, _>::map(&fake, buf()?)?;
     Ok(m.unmap()[0])
 }

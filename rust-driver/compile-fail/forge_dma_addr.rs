@@ -25,6 +25,7 @@ pub fn case(dev: &Bound<'_>, mmio: &IoMem, done: &Idle<'_>) -> Result<u8> {
         addr: 0x1000,
         dev: NonNull::<bindings::device>::dangling(),
         handed: &never,
+        live: None,
         _dir: PhantomData,
     };
     mmio.write_dma_dst(a, 0x88)?;
