@@ -56,10 +56,11 @@ DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers swiotl
 # streaming DMA (SCSI HBAs, USB host controllers with USB disks, SD, PIIX
 # IDE, four more NIC models), the same plan in a boot of its own
 # (bouncelab.devices=census, docs/drivers.md), the audit on too.
-# Two boots (disks, NIC pairs), each well inside the boot timeout.
-DRIVERS_BOOT := $(DRIVERS_BOOT);census-disks:bouncelab.plan=drivers bouncelab.devices=census \
-	bouncelab.part=disks swiotlb_audit=on;census-nics:bouncelab.plan=drivers \
-	bouncelab.devices=census bouncelab.part=nics swiotlb_audit=on
+# Three boots (the disks but xHCI's, the two xHCI rows with R5's ring
+# sweep, the NIC pairs), each within half the boot timeout under load
+# (docs/drivers.md).
+CENSUS = census-$(1):bouncelab.plan=drivers bouncelab.devices=census bouncelab.part=$(1) swiotlb_audit=on
+DRIVERS_BOOT := $(DRIVERS_BOOT);$(call CENSUS,disks);$(call CENSUS,xhci);$(call CENSUS,nics)
 # The receive floods' control boots: the same NIC pairs without bouncing
 # (swiotlb=noforce), so that report.md sets each flood's loss beside the
 # NIC's own loss under the same load (bouncelab.control=1: NICs only).

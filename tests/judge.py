@@ -1305,9 +1305,12 @@ def write_report(logdir, expected, md, version_file, quiet=False):
         memory = pool_memory(logdir, read_lines(os.path.join(logdir, "last-run")) or [])
         if memory:
             f.write("\n" + memory)
-        for boot in ("drivers", "census-disks", "census-nics"):
-            audit = audit_section(logdir, boot) if boot in (read_lines(
-                os.path.join(logdir, "last-run")) or []) else None
+        # The boots with the audit on: drivers and the census's (not their
+        # control boots, which do not bounce).
+        for boot in read_lines(os.path.join(logdir, "last-run")) or []:
+            if boot != "drivers" and not boot.startswith("census-") or boot.endswith("-control"):
+                continue
+            audit = audit_section(logdir, boot)
             if audit:
                 f.write("\n" + audit)
         floods = flood_section(logdir)
