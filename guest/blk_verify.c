@@ -213,22 +213,27 @@ int main(int argc, char **argv)
 		offsets[noff++] = 64 + align;
 	offsets[noff++] = 4096 - align;
 
+	/*
+	 * R5 checks the three pages around its reads, not the whole 1 MiB
+	 * buffer: poisoning and checking all of it for each of the sweep's
+	 * reads was nearly all of R5's time under TCG (7 Dec 2026).
+	 */
 	for (int i = 0; i < sweep; i++) {
-		size_t off = 4096 - align;
+		size_t off = 4096 - align, win = 3 * 4096;
 		unsigned long long pos = (i * 8192ULL) % (size - 8192);
 
-		memset(buf, POISON, alloc);
+		memset(buf, POISON, win);
 		if (full_io(0, fd, buf + off, 4096, pos))
 			return 1;
-		check(buf, alloc, off, 4096, pos, seed, "4096 bytes a block before a page end");
+		check(buf, win, off, 4096, pos, seed, "4096 bytes a block before a page end");
 		cases++;
 		bytes += 4096;
 		if (i % 7 != 6)
 			continue;
-		memset(buf, POISON, alloc);
+		memset(buf, POISON, win);
 		if (full_io(0, fd, buf, 512, pos))
 			return 1;
-		check(buf, alloc, 0, 512, pos, seed, "512 bytes");
+		check(buf, win, 0, 512, pos, seed, "512 bytes");
 		cases++;
 		bytes += 512;
 	}
