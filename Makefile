@@ -219,10 +219,11 @@ policy-check:
 		{ echo "error: POLICY=$(POLICY) is not one of: $(POLICY_NAMES)"; exit 1; }
 
 # One boot of BOOTS, judged as in make test; POLICIES limits the policies.
+# It always boots (make test keeps a boot whose inputs did not change).
 run: kernel guest
 	@boot=$$(echo '$(BOOTS)' | tr ';' '\n' | grep "^$(BOOT):") || \
 		{ echo "error: make run BOOT=<name>, one of: $(BOOT_NAMES)"; exit 1; }; \
-	BOOTS="$$boot$(if $(POLICIES), bouncelab.policies=$(POLICIES))" $(RUN)
+	BOOTS="$$boot$(if $(POLICIES), bouncelab.policies=$(POLICIES))" BOOTS_CACHE=off $(RUN)
 
 # The patched tree, its configuration and the build all share one lock: one
 # kernel build at a time on this machine (-o: the early checks _kernel
