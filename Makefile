@@ -121,9 +121,9 @@ SRC_CHECKS := flock $(LOGS)/.src-checks.lock sh -c \
 HOST_CHECKS := mkdir -p $(LOGS) && \
 	{ tests/cached.sh $(LOGS)/compile-fail.ktap $(BUILD)/.built-key rust-driver/compile-fail -- \
 		rust-driver/compile-fail/run.sh $(SRC) $(BUILD) 2>$(LOGS)/compile-fail.err || true; } && \
-	{ tests/cached.sh $(LOGS)/kdma-builds.ktap $(SRC).stamp $(BUILD)/.built-key \
+	{ flock $(LOCK) tests/cached.sh $(LOGS)/kdma-builds.ktap $(SRC).stamp $(BUILD)/.built-key \
 		kconfig-fragments/production kconfig-fragments/production-i386 tests/kdma-builds.sh -- \
-		flock $(LOCK) tests/kdma-builds.sh $(SRC) $(OUT)/kdma-builds $(BUILD) || true; } && \
+		tests/kdma-builds.sh $(SRC) $(OUT)/kdma-builds $(BUILD) || true; } && \
 	{ tests/cached.sh $(LOGS)/audit-tail.ktap $(BUILD)/samples/dma/dma_audit_tail.o tests/audit-tail.sh -- \
 		tests/audit-tail.sh $(BUILD)/samples/dma/dma_audit_tail.o || true; } && \
 	$(SRC_CHECKS)
