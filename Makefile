@@ -189,12 +189,16 @@ test-kcsan:
 # The fuzzer runs 2,000 operations per policy (KMSAN slows the guest
 # several times); its self-tests run their own 100,000.  The guest clock
 # counts instructions, as in test-debug: with one that follows real time
-# (7 Dec 2026) each self-test outran KUnit's 300 s.  Not in CI: a full
-# build of its own (about 50 min beside other builds on 7 Dec).
+# (7 Dec 2026) each self-test outran KUnit's 300 s.  The Rust driver's
+# column is left out: 6.1's rustc cannot instrument for KMSAN, so every
+# value crossing into Rust code looks uninitialised (811 reports on 7 Dec,
+# each with an edu_rust frame); the C poller runs the same scenarios.
+# Not in CI: a full build of its own (about 50 min beside other builds on
+# 7 Dec).
 test-kmsan:
 	@$(MAKE) --no-print-directory test $(SANITIZER_RUN) BUILD=$(CACHE)/build-kmsan OUT=$(CACHE)/out-kmsan \
 		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/kmsan/*.config)" \
-		BOOTS="matrix:bouncelab.cpu=max" BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off \
+		BOOTS="matrix:bouncelab.cpu=max bouncelab.drivers=-,c" BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off \
 		BOOT_ARGS="bouncelab.kunit_args=ops=2000 $(BOOT_ARGS)" \
 		EXTRA_FATAL='BUG: KMSAN:'
 
