@@ -193,11 +193,17 @@ test-kcsan:
 # column is left out: 6.1's rustc cannot instrument for KMSAN, so every
 # value crossing into Rust code looks uninitialised (811 reports on 7 Dec,
 # each with an edu_rust frame); the C poller runs the same scenarios.
+# The kernel leaves out the real drivers and the IOMMU (ACPI), which the
+# matrix boot does not use: KMSAN keeps two shadow bytes per byte of
+# memory, and with them 256 MiB left 3.9 MiB free after boot and the
+# guest ran out of memory unpacking its initramfs (7 Dec 2026).
 # Not in CI: a full build of its own (about 50 min beside other builds on
 # 7 Dec).
+KMSAN_FRAGMENTS := $(filter-out %/drivers.config %/iommu.config,$(FRAGMENTS)) \
+	$(wildcard $(CURDIR)/kconfig-fragments/kmsan/*.config)
 test-kmsan:
 	@$(MAKE) --no-print-directory test $(SANITIZER_RUN) BUILD=$(CACHE)/build-kmsan OUT=$(CACHE)/out-kmsan \
-		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/kmsan/*.config)" \
+		FRAGMENTS="$(KMSAN_FRAGMENTS)" \
 		BOOTS="matrix:bouncelab.cpu=max bouncelab.drivers=-,c" BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off \
 		BOOT_ARGS="bouncelab.kunit_args=ops=2000 $(BOOT_ARGS)" \
 		EXTRA_FATAL='BUG: KMSAN:'
