@@ -193,6 +193,7 @@ help:
 	@echo "make test-kcsan  the SMP boot on a KCSAN kernel (not in CI)"
 	@echo "make tree        a git work tree with the series applied, for editing;"
 	@echo "make export      writes its commits back to c-patches/"
+	@echo "make series-prefix  build and check every prefix of part 1 of the series"
 	@echo "make clean | distclean   remove the build | the whole cache ($(CACHE))"
 
 POLICY_NAMES := legacy overwrite-attr rework upstream transparent
@@ -311,6 +312,19 @@ tree: kernel
 export:
 	@test -d $(TREE)/.git || { echo "error: no tree at $(TREE) (make tree)"; exit 1; }
 	@c-patches/export.sh $(TREE) c-patches
+
+# Every prefix of part 1 of the series (c-patches/series up to "# Part 2")
+# applied to the pristine source, kernel/dma/ and dma-iommu built and
+# wb_check run on it (tests/series-prefix.sh; KTAP, also in
+# $(LOGS)/series-prefix.ktap). Not in make test (it takes about
+# PREFIX_TIME, see docs/transparent.md): run it before each export.
+.PHONY: series-prefix
+series-prefix: deps
+	@mkdir -p $(LOGS)
+	@flock $(LOCK) sh -c 'c-patches/apply.sh $(SRC) c-patches >/dev/null && \
+		tests/series-prefix.sh $(SRC) c-patches $(OUT)/series-prefix' | \
+		tee $(LOGS)/series-prefix.ktap; \
+	! grep -q '^not ok' $(LOGS)/series-prefix.ktap
 
 clean:
 	rm -rf $(BUILD) $(OUT)
