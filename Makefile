@@ -93,7 +93,7 @@ HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/wb-check.
 	$(LOGS)/fp-bound.ktap $(LOGS)/kdma-builds.ktap $(LOGS)/audit-tail.ktap
 SRC_CHECKS := flock $(LOGS)/.src-checks.lock sh -c \
 	"{ tests/cached.sh $(LOGS)/wb-check.ktap tests/wb-check.sh $(SRC)/kernel/dma \
-		$(SRC)/tools/testing/swiotlb -- \
+		$(SRC)/arch/x86/include/asm/swiotlb_wb.h $(SRC)/tools/testing/swiotlb -- \
 		tests/wb-check.sh $(SRC) $(OUT)/wb-check $(WB_DEPTH) || true; } && \
 	{ tests/cached.sh $(LOGS)/fp-bound.ktap tests/fp-bound.sh $(SRC)/kernel/dma/swiotlb_wb_fp.h \
 		$(SRC)/tools/testing/swiotlb/fp_bound.c -- \
