@@ -316,13 +316,14 @@ export:
 # Every prefix of part 1 of the series (c-patches/series up to "# Part 2")
 # applied to the pristine source, kernel/dma/ and dma-iommu built and
 # wb_check run on it (tests/series-prefix.sh; KTAP, also in
-# $(LOGS)/series-prefix.ktap). Not in make test (it takes about
-# PREFIX_TIME, see docs/transparent.md): run it before each export.
+# $(LOGS)/series-prefix.ktap); the kernel builds take the lock once, for
+# all prefixes. Not in make test (docs/runs.md has its time): run it
+# before each export.
 .PHONY: series-prefix
 series-prefix: deps
 	@mkdir -p $(LOGS)
-	@flock $(LOCK) sh -c 'c-patches/apply.sh $(SRC) c-patches >/dev/null && \
-		tests/series-prefix.sh $(SRC) c-patches $(OUT)/series-prefix' | \
+	@[ -d $(SRC)/.git ] || flock $(LOCK) c-patches/apply.sh $(SRC) c-patches >/dev/null
+	@tests/series-prefix.sh $(SRC) c-patches $(OUT)/series-prefix $(LOCK) | \
 		tee $(LOGS)/series-prefix.ktap; \
 	! grep -q '^not ok' $(LOGS)/series-prefix.ktap
 
