@@ -67,7 +67,8 @@ build() {
 		rm -rf "$out/wb-$k"
 		mkdir -p "$out/wb-$k"
 		if [ -d "$wt/tools/testing/swiotlb" ]; then
-			git -C "$wt" archive HEAD kernel/dma tools/testing/swiotlb \
+			git -C "$wt" archive "$(git -C "$wt" write-tree)" kernel/dma \
+				tools/testing/swiotlb \
 				tools/include tools/arch arch/x86/include/asm |
 				tar -x -C "$out/wb-$k"
 		fi
