@@ -68,6 +68,24 @@ load_driver() {
 	rmmod "$ko"
 }
 
+# poller_rows POLICY COLUMN [PARAM...]: load the C poller with those
+# parameters under POLICY (already selected), observe each of its rows of
+# expected.tsv column COLUMN (its result lines say driver=c), and check
+# that io_tlb_used came back after it unloaded: one check.
+poller_rows() {
+	pol=$1 col=$2
+	shift 2
+	before=$(settled_used)
+	out=$(load_driver edu_poller.ko "$@") ||
+		echo "# edu_poller.ko $* under $pol: $(tr '\n' ' ' </tmp/insmod.err)"
+	for s in $(rows "$col"); do
+		line=$(echo "$out" | grep -m1 "^driver=c scenario=$s ") &&
+			observe "policy=$pol driver=$col ${line#driver=c }"
+	done
+	check io-tlb-restored built=1 used_before="$before" used_after="$(cat "$USED")" \
+		-- "$col under $pol"
+}
+
 # marker_disk: /dev/NAME of the S1 disk (marker 0xa5, virtio-scsi), or
 # nothing.  Not simply sda: the drivers boot adds more SCSI disks.
 marker_disk() {
