@@ -448,3 +448,16 @@ test-arm64: guest-arm64
 		COMPLETE=$(if $(filter file,$(origin ARM64_BOOTS)),1) \
 		tests/run.sh $(ARM64_IMAGE) $(ARM64_OUT)/initramfs.cpio $(OUT)/disk.img $(ARM64_LOGS) \
 		$(SRC) $(ARM64_HOST_KTAP)
+
+# `make icount-arm64`: the instructions per 64-byte line of the sync
+# cycles (samples/dma/swiotlb_sync_bench.ko) on arm64 under upstream and
+# transparent in each pass (guest/plans/icount), the guest clock one
+# instruction a nanosecond (-icount shift=0); tests/icount.sh makes the
+# table, into $(ARM64_OUT)/icount.md.
+.PHONY: icount-arm64
+icount-arm64: guest-arm64
+	@QEMU_ARCH=arm64 QEMU_ICOUNT=shift=0,sleep=off BOOT_TIMEOUT=3600 guest/run-qemu.sh \
+		$(ARM64_IMAGE) $(ARM64_OUT)/initramfs.cpio $(OUT)/disk.img $(ARM64_LOGS)/icount \
+		bouncelab.plan=icount $(BOOT_ARGS) || \
+		{ tail -n 20 $(ARM64_LOGS)/icount/console.log; echo "error: the icount boot failed"; exit 1; }
+	@tests/icount.sh $(ARM64_LOGS)/icount/guest.log | tee $(ARM64_OUT)/icount.md

@@ -7,9 +7,11 @@
 # The wrong variants are those of wb-check.sh that run in seconds (the
 # oracle is the same C on both architectures; norecover and skiprefresh,
 # 5 operations deep, take about half an hour under qemu-user and run on
-# x86-64), plus neonwrong: a NEON pass with a wrong key word
-# (SWIOTLB_WB_NEON_WRONG), whose fingerprints must disagree with the
-# scalar pass's and whose counts must show it.
+# x86-64), plus two wrong NEON passes (SWIOTLB_WB_NEON_WRONG): neonwrong,
+# a wrong key word, whose fingerprints must disagree with the scalar
+# pass's (fp_collisions counts the disagreements) and whose counts must
+# show it, and neonwrongmask, a wrong byte mask, whose write-backs must
+# diverge from R.
 #
 # usage: wb-check-arm64.sh SRC OUTDIR [DEPTH]
 set -eu
@@ -22,5 +24,6 @@ WB_VARIANTS="m:-v m -l 2 -d 3:regress_other
 tworead:-v tworead -i -l 2 -d 2:regress_other
 upstream:-v upstream -l 2 -d 3:r_div
 nondirty:-v nondirty -l 2 -d 4 -m FROM:regress_other
-neonwrong:-p neon -l 2 -d 2:fp_collisions r_div" \
+neonwrong:-p neon -l 2 -d 2:fp_collisions r_div
+neonwrongmask:-p neon -l 2 -d 3:r_div regress_other" \
 	exec "$(dirname "$0")/wb-check.sh" "$@"

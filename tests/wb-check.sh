@@ -26,7 +26,7 @@
 # For another architecture (tests/wb-check-arm64.sh): WB_CC, the compiler
 # (static binaries), WB_RUN, what runs them (qemu-user), WB_PASSES, the
 # passes (default scalar sse2 avx2), WB_VARIANTS, the wrong variants
-# (default all; a variant named neonwrong runs wb_check_neon_wrong).
+# (default all; a variant named neonX runs wb_check_neon_X).
 # Measured on 7 Dec 2026 11:08 with `time sh tests/wb-check.sh TREE OUT 4`
 # on this 2-core machine, shared with other sessions' kernel builds and
 # boots (load average 7.2 at the start, 3.9 at the end): 806 s wall,
@@ -96,7 +96,9 @@ skipped() {
 runs() {
 	echo "$variants" | while IFS=: read -r name args count; do
 		bin=$check
-		[ "$name" != neonwrong ] || bin=${check}_neon_wrong
+		case $name in
+		neon*) bin=${check}_neon_${name#neon} ;;
+		esac
 		echo "$out/variant-$name.log $run $bin $args"
 	done
 	i=0
