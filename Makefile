@@ -410,9 +410,23 @@ ARM64_HOST_CHECKS := mkdir -p $(ARM64_LOGS) && \
 deps-arm64: deps
 	@tests/install-deps.sh $(ARM64_DEPS)
 
+# What the arm64 build is made from: the series, the fragments, the
+# flags. When they are those of the last successful build, the lock is
+# not even waited for (on this machine it is shared, and the wait can be
+# long).
+arm64_key = { c-patches/list.sh c-patches | sed 's|^|c-patches/|' | xargs cat c-patches/series; \
+	cat $(ARM64_FRAGMENTS); echo '$(ARM64_FRAGMENTS) $(ARM64_KMAKE_FLAGS)'; } | sha1sum
+
 kernel-arm64: deps-arm64
 	@mkdir -p $(ARM64_OUT)
-	@flock $(LOCK) $(MAKE) --no-print-directory _kernel-arm64
+	@key=$$($(arm64_key)); \
+	if [ -f $(ARM64_IMAGE) ] && [ "$$key" = "$$(cat $(ARM64_BUILD)/.built-key 2>/dev/null)" ]; then \
+		echo "Linux $$(cat $(SRC).version) for arm64: up to date"; \
+	else \
+		rm -f $(ARM64_BUILD)/.built-key; \
+		flock $(LOCK) $(MAKE) --no-print-directory _kernel-arm64 && \
+		echo "$$key" >$(ARM64_BUILD)/.built-key; \
+	fi
 
 _kernel-arm64:
 	@c-patches/apply.sh $(SRC) c-patches
@@ -444,6 +458,7 @@ $(ARM64_BUSYBOX):
 test-arm64: guest-arm64
 	@mkdir -p $(ARM64_LOGS)
 	@QEMU_ARCH=arm64 EXPECTED=tests/expected-arm64.tsv BOOTS='$(ARM64_BOOTS)' \
+		BOOT_TIMEOUT=$${BOOT_TIMEOUT:-1800} \
 		REPORT=$(ARM64_OUT)/report.md HOST_CHECKS='$(ARM64_HOST_CHECKS)' \
 		COMPLETE=$(if $(filter file,$(origin ARM64_BOOTS)),1) \
 		tests/run.sh $(ARM64_IMAGE) $(ARM64_OUT)/initramfs.cpio $(OUT)/disk.img $(ARM64_LOGS) \
