@@ -104,9 +104,9 @@ SRC_CHECKS := flock $(LOGS)/.src-checks.lock sh -c \
 HOST_CHECKS := mkdir -p $(LOGS) && \
 	{ tests/cached.sh $(LOGS)/compile-fail.ktap $(BUILD)/.built-key rust-driver/compile-fail -- \
 		rust-driver/compile-fail/run.sh $(SRC) $(BUILD) 2>$(LOGS)/compile-fail.err || true; } && \
-	{ tests/cached.sh $(LOGS)/kdma-builds.ktap $(SRC).stamp $(BUILD)/.built-key \
+	{ flock $(LOCK) tests/cached.sh $(LOGS)/kdma-builds.ktap $(SRC).stamp $(BUILD)/.built-key \
 		kconfig-fragments/production kconfig-fragments/production-i386 tests/kdma-builds.sh -- \
-		flock $(LOCK) tests/kdma-builds.sh $(SRC) $(OUT)/kdma-builds $(BUILD) || true; } && \
+		tests/kdma-builds.sh $(SRC) $(OUT)/kdma-builds $(BUILD) || true; } && \
 	{ tests/cached.sh $(LOGS)/audit-tail.ktap $(BUILD)/samples/dma/dma_audit_tail.o tests/audit-tail.sh -- \
 		tests/audit-tail.sh $(BUILD)/samples/dma/dma_audit_tail.o || true; } && \
 	$(SRC_CHECKS)
@@ -148,8 +148,11 @@ test: kernel guest
 # edu's 28-bit DMA mask and the drivers cannot probe.
 # Not in CI: a second full build (about 13 min), then about 53 min of boots,
 # 45 of them the matrix boot (each boot may take 2 h before it counts as hung).
+# The sanitizer runs judge boots only: the host checks do not depend on the
+# kernel's configuration, and make test runs them.
+SANITIZER_RUN := HOST_CHECKS= HOST_KTAP= EARLY_CHECKS=
 test-debug:
-	@$(MAKE) --no-print-directory test BUILD=$(CACHE)/build-debug OUT=$(CACHE)/out-debug \
+	@$(MAKE) --no-print-directory test $(SANITIZER_RUN) BUILD=$(CACHE)/build-debug OUT=$(CACHE)/out-debug \
 		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/debug/*.config)" \
 		BOOT_TIMEOUT=7200 QEMU_ICOUNT=shift=0,sleep=off COMPLETE=1 \
 		BOOT_ARGS="bouncelab.kunit_args=ops=1000000 $(BOOT_ARGS)" \
@@ -159,7 +162,7 @@ test-debug:
 # third kernel, built with KCSAN (which excludes KASAN); any KCSAN report
 # fails it.  Not in CI: a full build of its own (about 13 min).
 test-kcsan:
-	@$(MAKE) --no-print-directory test BUILD=$(CACHE)/build-kcsan OUT=$(CACHE)/out-kcsan \
+	@$(MAKE) --no-print-directory test $(SANITIZER_RUN) BUILD=$(CACHE)/build-kcsan OUT=$(CACHE)/out-kcsan \
 		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/kcsan/*.config)" \
 		BOOTS="smp:bouncelab.plan=smp bouncelab.smp=2" BOOT_TIMEOUT=3600 \
 		EXTRA_FATAL='BUG: KCSAN:|WARNING:'
@@ -169,7 +172,7 @@ test-kcsan:
 # The fuzzer runs 2,000 operations per policy (KMSAN slows the guest
 # several times).  Not in CI: a full build of its own.
 test-kmsan:
-	@$(MAKE) --no-print-directory test BUILD=$(CACHE)/build-kmsan OUT=$(CACHE)/out-kmsan \
+	@$(MAKE) --no-print-directory test $(SANITIZER_RUN) BUILD=$(CACHE)/build-kmsan OUT=$(CACHE)/out-kmsan \
 		FRAGMENTS="$(FRAGMENTS) $(wildcard $(CURDIR)/kconfig-fragments/kmsan/*.config)" \
 		BOOTS="matrix:bouncelab.cpu=max" BOOT_TIMEOUT=7200 \
 		BOOT_ARGS="bouncelab.kunit_args=ops=2000 $(BOOT_ARGS)" \
@@ -216,10 +219,11 @@ policy-check:
 		{ echo "error: POLICY=$(POLICY) is not one of: $(POLICY_NAMES)"; exit 1; }
 
 # One boot of BOOTS, judged as in make test; POLICIES limits the policies.
+# It always boots (make test keeps a boot whose inputs did not change).
 run: kernel guest
 	@boot=$$(echo '$(BOOTS)' | tr ';' '\n' | grep "^$(BOOT):") || \
 		{ echo "error: make run BOOT=<name>, one of: $(BOOT_NAMES)"; exit 1; }; \
-	BOOTS="$$boot$(if $(POLICIES), bouncelab.policies=$(POLICIES))" $(RUN)
+	BOOTS="$$boot$(if $(POLICIES), bouncelab.policies=$(POLICIES))" BOOTS_CACHE=off $(RUN)
 
 # The patched tree, its configuration and the build all share one lock: one
 # kernel build at a time on this machine (-o: the early checks _kernel

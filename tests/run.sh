@@ -23,6 +23,14 @@
 #                must be judged (judge.py --complete)
 #        BOOT_ARGS (added to every boot), BOOT_TIMEOUT, QEMU_ACCEL,
 #        EXTRA_FATAL (more console patterns that fail a boot, e.g. WARNING:)
+#        CHECKS_CACHE=off, BOOTS_CACHE=off  boot every guest, even one
+#                whose inputs are those of its last passing boot (see
+#                below); BOOTS_CACHE=off alone keeps the host checks
+#
+# A boot whose inputs (kernel, initramfs, disk images, QEMU and its command
+# line, the boot's arguments) are those of its last boot that passed is
+# not run again: its logs are judged again as they are, by today's judge
+# and expected table, the way tests/cached.sh keeps a host check.
 set -eu
 kernel=$1 initrd=$2 disk=$3 logdir=$4 ksrc=$5
 shift 5
@@ -48,6 +56,28 @@ run_boot() {
 	mv "$dir/qemu.rc.tmp" "$dir/qemu.rc"
 }
 
+# What every boot's logs depend on, as one hash: the images it boots and
+# reads, how QEMU is started, and which QEMU.  The disk images are named
+# by size and time: make rewrites them only when their inputs change.
+common_key=$({
+	sha1sum "$kernel" "$initrd" "$here/../guest/run-qemu.sh"
+	stat -c '%n %s %Y' "$(dirname "$disk")"/*.img
+	env | grep -E '^(BOOT_ARGS|BOOT_TIMEOUT|QEMU_[A-Z_]*)=' | LC_ALL=C sort
+	qemu-system-x86_64 --version | head -n 1
+} | sha1sum | cut -c1-40)
+
+# boot_key NAME ARGS: the key of one boot.
+boot_key() {
+	echo "$common_key $1 $2" | sha1sum | cut -c1-40
+}
+
+# cached NAME KEY: did the last boot of NAME with KEY pass?
+cached() {
+	[ "${BOOTS_CACHE:-${CHECKS_CACHE:-on}}" != off ] && [ -f "$logdir/$1/passed" ] &&
+		[ "$(cat "$logdir/$1/boot.key" 2>/dev/null)" = "$2" ] &&
+		[ -f "$logdir/$1/qemu.rc" ]
+}
+
 host=
 if [ -n "${HOST_CHECKS:-}" ]; then
 	sh -c "$HOST_CHECKS" </dev/null &
@@ -58,9 +88,21 @@ fi
 list=$(echo "${BOOTS:-matrix:}" | tr ';' '\n' | sed -e '/^[[:space:]]*$/d' \
 	-e 's/^[[:space:]]*//' -e 's/^\([^:[:space:]]*\)[[:space:]]*:/\1:/')
 names=$(echo "$list" | cut -d: -f1)
+torun=
 for name in $names; do
-	rm -f "$logdir/$name/qemu.rc" "$logdir/$name/ktap.log" "$logdir/$name/cells.json" \
-		"$logdir/$name/console.log" "$logdir/$name/guest.log" "$logdir/$name/pid"
+	entry=$(echo "$list" | grep -m1 "^$name:")
+	key=$(boot_key "$name" "${entry#*:}")
+	rm -f "$logdir/$name/ktap.log" "$logdir/$name/cells.json"
+	if cached "$name" "$key"; then
+		echo "boot $name: not run again: its inputs are those of its boot that passed at" \
+			"$(date -r "$logdir/$name/passed" '+%F %T') (CHECKS_CACHE=off boots it)"
+		continue
+	fi
+	rm -f "$logdir/$name/qemu.rc" "$logdir/$name/console.log" "$logdir/$name/guest.log" \
+		"$logdir/$name/pid" "$logdir/$name/passed" "$logdir/$name/qemu-reset.log"
+	mkdir -p "$logdir/$name"
+	echo "$key" >"$logdir/$name/boot.key"
+	torun="$torun $name"
 done
 
 # Job slots: a pipe holding one token per slot; a boot takes one to start
@@ -76,7 +118,7 @@ while [ $i -lt "$jobs" ]; do
 	i=$((i + 1))
 done
 # Longest first: the seconds each boot took last time (never run: first).
-order=$(for name in $names; do
+order=$(for name in $torun; do
 	echo "$(cat "$logdir/$name/seconds" 2>/dev/null || echo 1000000) $name"
 done | sort -s -k1,1nr | cut -d' ' -f2)
 (
@@ -118,6 +160,17 @@ fi
 complete=
 [ "${COMPLETE:-}" != 1 ] || complete=--complete
 
+status=0
 # shellcheck disable=SC2086 # names are words
-exec python3 "$here/judge.py" run "$logdir" "${EXPECTED:-$here/expected.tsv}" "$ksrc" \
-	"${REPORT:-$(dirname "$logdir")/report.md}" "$ksrc.version" $names $complete --host "$@"
+python3 "$here/judge.py" run "$logdir" "${EXPECTED:-$here/expected.tsv}" "$ksrc" \
+	"${REPORT:-$(dirname "$logdir")/report.md}" "$ksrc.version" $names $complete --host "$@" ||
+	status=$?
+# A boot the judge passed may be kept next time (see cached above).
+for name in $names; do
+	if [ -s "$logdir/$name/ktap.log" ] && ! grep -q '^ *not ok' "$logdir/$name/ktap.log"; then
+		[ -f "$logdir/$name/passed" ] || touch "$logdir/$name/passed"
+	else
+		rm -f "$logdir/$name/passed"
+	fi
+done
+exit $status

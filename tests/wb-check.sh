@@ -26,14 +26,16 @@
 # For another architecture (tests/wb-check-arm64.sh): WB_CC, the compiler
 # (static binaries), WB_RUN, what runs them (qemu-user), WB_PASSES, the
 # passes (default scalar sse2 avx2), WB_VARIANTS, the wrong variants
-# (default all; a variant named neonX runs wb_check_neon_X).
-# Measured on 7 Dec 2026 11:08 with `time sh tests/wb-check.sh TREE OUT 4`
-# on this 2-core machine, shared with other sessions' kernel builds and
-# boots (load average 7.2 at the start, 3.9 at the end): 806 s wall,
-# 640 s of CPU (the runs take one core each, two at a time). The longest
-# run, the norecover variant (-i -d 5: 549 million sequences), took 766 s
-# of that wall and 326 s of CPU when timed alone; idle, expect about
-# that: 5.5 min, the other runs sharing the second core.
+# (default all; a variant named neonX runs wb_check_neon_X, to its end:
+# its fp_collisions is no count -e takes).
+# Measured on 7 Dec 2026 14:31-14:50 with `/usr/bin/time sh
+# tests/wb-check.sh SRC OUT 4` (c-patches through 0061), on this 2-core
+# machine shared with three other agents' kernel builds, boots and
+# qemu-user runs (load average 11.6 at the start, 7.4 at the end): 1118 s
+# wall, 396 s of CPU, 40 cases ok. The wrong variants end at their first
+# failing sequence (-e): norecover takes 9.9 s of CPU where its whole walk
+# (549 million sequences) took 326 s. Idle, expect about 200 s (the runs
+# two at a time, one per core).
 set -eu
 src=$1 out=$2 depth=${3:-4}
 mkdir -p "$out"
@@ -94,12 +96,15 @@ skipped() {
 
 # The runs, one a line: LOG, then the command; the longest first.
 runs() {
+	# A variant's walk ends at its first sequence failing every count
+	# it targets (-e): one is what shows the oracles can fail.
 	echo "$variants" | while IFS=: read -r name args count; do
-		bin=$check
+		bin=$check stop=$(printf ' -e %s' $count)
 		case $name in
-		neon*) bin=${check}_neon_${name#neon} ;;
+		neon*) bin=${check}_neon_${name#neon} stop= ;;
 		esac
-		echo "$out/variant-$name.log $run $bin $args"
+		# shellcheck disable=SC2086 # count: a list of names
+		echo "$out/variant-$name.log $run $bin $args -n 1$stop"
 	done
 	i=0
 	for args in "$@"; do
