@@ -93,7 +93,7 @@ HOST_KTAP := $(LOGS)/compile-fail.ktap $(LOGS)/checkpatch.ktap $(LOGS)/wb-check.
 	$(LOGS)/fp-bound.ktap $(LOGS)/kdma-builds.ktap $(LOGS)/audit-tail.ktap
 SRC_CHECKS := flock $(LOGS)/.src-checks.lock sh -c \
 	"{ tests/cached.sh $(LOGS)/wb-check.ktap tests/wb-check.sh $(SRC)/kernel/dma \
-		$(SRC)/tools/testing/swiotlb -- \
+		$(SRC)/arch/x86/include/asm/swiotlb_wb.h $(SRC)/tools/testing/swiotlb -- \
 		tests/wb-check.sh $(SRC) $(OUT)/wb-check $(WB_DEPTH) || true; } && \
 	{ tests/cached.sh $(LOGS)/fp-bound.ktap tests/fp-bound.sh $(SRC)/kernel/dma/swiotlb_wb_fp.h \
 		$(SRC)/tools/testing/swiotlb/fp_bound.c -- \
@@ -196,6 +196,7 @@ help:
 	@echo "make test-kcsan  the SMP boot on a KCSAN kernel (not in CI)"
 	@echo "make tree        a git work tree with the series applied, for editing;"
 	@echo "make export      writes its commits back to c-patches/"
+	@echo "make series-prefix  build and check every prefix of part 1 of the series"
 	@echo "make clean | distclean   remove the build | the whole cache ($(CACHE))"
 
 POLICY_NAMES := legacy overwrite-attr rework upstream transparent
@@ -315,6 +316,20 @@ tree: kernel
 export:
 	@test -d $(TREE)/.git || { echo "error: no tree at $(TREE) (make tree)"; exit 1; }
 	@c-patches/export.sh $(TREE) c-patches
+
+# Every prefix of part 1 of the series (c-patches/series up to "# Part 2")
+# applied to the pristine source, kernel/dma/ and dma-iommu built and
+# wb_check run on it (tests/series-prefix.sh; KTAP, also in
+# $(LOGS)/series-prefix.ktap); the kernel builds take the lock once, for
+# all prefixes. Not in make test (docs/runs.md has its time): run it
+# before each export.
+.PHONY: series-prefix
+series-prefix: deps
+	@mkdir -p $(LOGS)
+	@[ -d $(SRC)/.git ] || flock $(LOCK) c-patches/apply.sh $(SRC) c-patches >/dev/null
+	@tests/series-prefix.sh $(SRC) c-patches $(OUT)/series-prefix $(LOCK) | \
+		tee $(LOGS)/series-prefix.ktap; \
+	! grep -q '^not ok' $(LOGS)/series-prefix.ktap
 
 clean:
 	rm -rf $(BUILD) $(OUT)

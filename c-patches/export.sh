@@ -3,7 +3,8 @@
 # PATCHDIR with git format-patch and rewrite PATCHDIR/series in commit order.
 # A patch keeps its file name while its subject stays the same: the series
 # is numbered in groups (00xx swiotlb, 001x C sample, 002x Rust, ...), and
-# a new patch takes the number after the one before it.
+# a new patch takes the number after the one before it. The comments of
+# the series (its two parts) stay before the patch they preceded.
 #
 # usage: export.sh TREE PATCHDIR
 set -eu
@@ -39,7 +40,18 @@ for p in "$tmp"/new/*.patch; do
 	cp "$p" "$tmp/$name"
 	echo "$name" >>"$tmp/series"
 done
-rm -f "$dir"/*.patch
+# The cover letter (0000-cover-letter.patch) is written by hand and kept.
+find "$dir" -maxdepth 1 -name '[0-9]*.patch' ! -name '0000-cover-letter.patch' -delete
 mv "$tmp"/*.patch "$dir"/
-{ echo '# Kernel patches against Debian linux-source-6.1, in order.'; cat "$tmp/series"; } >"$dir/series"
+# The series keeps its comment lines (the parts) where they were: before
+# the patch they preceded, or at the end.
+awk -v new="$tmp/series" '
+	BEGIN { while ((getline l < new) > 0) { n++; name[n] = l; have[l] = 1 } }
+	/^#/ || /^[[:space:]]*$/ { pending = pending $0 "\n"; next }
+	{ before[$0] = pending; pending = "" }
+	END {
+		for (i = 1; i <= n; i++) { printf "%s", before[name[i]]; print name[i] }
+		printf "%s", pending
+	}' "$dir/series" >"$tmp/series.full"
+mv "$tmp/series.full" "$dir/series"
 cat "$dir/series"
