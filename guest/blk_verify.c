@@ -26,7 +26,18 @@
  * writes the bitwise inverse of the pattern, or the marker, over the first
  * block after the first write), to show that the checker fails.
  *
- * usage: blk_verify [-f MARKER-DEV] [-m flood-MiB] [-k marker] [-x corrupt|leak] DEV
+ * -t N: R5 td-align instead (scenario r5-td-align): the pattern written
+ * once (1 MiB writes, before the flood), then after the flood N reads of
+ * 4 KiB into a buffer that starts one aligned block before a page end
+ * (its first segment is shorter than a USB SuperSpeed packet), and every
+ * seventh a 512-byte read too, so that the transfers' TRBs step through
+ * every position of an xHCI ring segment: where such a first TRB would
+ * end a segment, xhci_align_td() bounces it through the segment's own
+ * buffer (docs/drivers.md, the census's findings).  Each read checked as
+ * R1's.  (Until 7 Dec 2026 every read had its own 4 KiB write before it:
+ * twice the USB commands, half of the census's time.)
+ *
+ * usage: blk_verify [-f MARKER-DEV] [-m flood-MiB] [-k marker] [-x corrupt|leak] [-t N] DEV
  * Prints one result line and exits 0 when the measurement itself worked,
  * whatever it observed; 1 on a setup or I/O error.
  */
@@ -43,6 +54,12 @@
 #define POISON		0x3c
 #define MAX_XFER	(1024 * 1024)
 #define SLACK		8192	/* room for the offsets and guard bytes */
+/*
+ * Bytes checked past a transfer's end (they must keep their poison): the
+ * buffer is checked from its start to GUARD bytes past the transfer, not
+ * to its 1 MiB end, which under TCG cost about 0.1 s a case (7 Dec 2026).
+ */
+#define GUARD		4096
 
 static unsigned char marker = 0xa5;
 static unsigned long long leak, corrupt, cases, bytes;
@@ -158,10 +175,11 @@ int main(int argc, char **argv)
 	long long size;
 	unsigned char *buf;
 	unsigned int seed = getpid();
-	int fd, c;
+	int fd, c, sweep = 0;
 
-	while ((c = getopt(argc, argv, "f:m:k:x:")) != -1) {
+	while ((c = getopt(argc, argv, "f:m:k:x:t:")) != -1) {
 		switch (c) {
+		case 't': sweep = atoi(optarg); break;
 		case 'f': marker_dev = optarg; break;
 		case 'm': mib = atol(optarg); break;
 		case 'k': marker = strtoul(optarg, NULL, 0); break;
@@ -178,6 +196,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "blk_verify: cannot use %s (needs >= 4 MiB)\n", argv[optind]);
 		return 1;
 	}
+	/* R5: the pattern of the whole sweep written before the flood. */
+	for (unsigned long long pos = 0; sweep && pos < sweep * 8192ULL; pos += MAX_XFER) {
+		size_t len = MAX_XFER;
+
+		if (pos + len > (unsigned long long)size)
+			break;
+		fill(buf, len, pos, seed);
+		if (full_io(1, fd, buf, len, pos))
+			return 1;
+	}
 	if (marker_dev && flood(marker_dev, mib))
 		return 1;
 
@@ -191,9 +219,42 @@ int main(int argc, char **argv)
 		offsets[noff++] = 64 + align;
 	offsets[noff++] = 4096 - align;
 
+	/*
+	 * R5 checks the three pages around its reads, not the whole 1 MiB
+	 * buffer: poisoning and checking all of it for each of the sweep's
+	 * reads was nearly all of R5's time under TCG (7 Dec 2026).
+	 */
+	for (int i = 0; i < sweep; i++) {
+		size_t off = 4096 - align, win = 3 * 4096;
+		unsigned long long pos = (i * 8192ULL) % (size - 8192);
+
+		memset(buf, POISON, win);
+		if (full_io(0, fd, buf + off, 4096, pos))
+			return 1;
+		check(buf, win, off, 4096, pos, seed, "4096 bytes a block before a page end");
+		cases++;
+		bytes += 4096;
+		if (i % 7 != 6)
+			continue;
+		memset(buf, POISON, win);
+		if (full_io(0, fd, buf, 512, pos))
+			return 1;
+		check(buf, win, 0, 512, pos, seed, "512 bytes");
+		cases++;
+		bytes += 512;
+	}
+	if (sweep) {
+		printf("bouncelab: result driver=- scenario=r5-td-align observed=%s cases=%llu"
+		       " bytes=%llu leak=%llu corrupt=%llu align=%ld\n",
+		       leak ? "LEAK" : corrupt ? "CORRUPT" : "ok", cases, bytes, leak, corrupt,
+		       align);
+		return 0;
+	}
+
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		for (size_t o = 0; o < noff; o++) {
 			size_t len = sizes[s], off = offsets[o];
+			size_t win = off + len + GUARD < alloc ? off + len + GUARD : alloc;
 			/* Spread the cases over the device, block aligned. */
 			unsigned long long pos = (cases * 1234567ULL) % (size - MAX_XFER) / 512 * 512;
 			char what[96];
@@ -211,11 +272,11 @@ int main(int argc, char **argv)
 				if (full_io(1, fd, buf, 512, pos))
 					return 1;
 			}
-			memset(buf, POISON, alloc);
+			memset(buf, POISON, win);
 			if (full_io(0, fd, buf + off, len, pos))
 				return 1;
 			snprintf(what, sizeof(what), "%zu bytes at buffer offset %zu", len, off);
-			check(buf, alloc, off, len, pos, seed, what);
+			check(buf, win, off, len, pos, seed, what);
 			cases++;
 			bytes += len;
 		}
@@ -223,20 +284,20 @@ int main(int argc, char **argv)
 
 	/* A read past the end of the device: the kernel shortens it. */
 	{
-		size_t len = 65536, off = offsets[noff > 1 ? 1 : 0];
+		size_t len = 65536, off = offsets[noff > 1 ? 1 : 0], win = off + len + GUARD;
 		unsigned long long pos = size - 4096;
 		ssize_t n;
 
 		fill(buf + off, 4096, pos, seed);
 		if (full_io(1, fd, buf + off, 4096, pos))
 			return 1;
-		memset(buf, POISON, alloc);
+		memset(buf, POISON, win);
 		n = pread(fd, buf + off, len, pos);
 		if (n != 4096) {
 			fprintf(stderr, "blk_verify: read past the end returned %zd, want 4096\n", n);
 			return 1;
 		}
-		check(buf, alloc, off, n, pos, seed, "read past the end");
+		check(buf, win, off, n, pos, seed, "read past the end");
 		cases++;
 		bytes += n;
 	}
@@ -247,6 +308,6 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: blk_verify [-f MARKER-DEV] [-m flood-MiB] [-k marker]"
-		" [-x corrupt|leak] DEV\n");
+		" [-x corrupt|leak] [-t N] DEV\n");
 	return 1;
 }

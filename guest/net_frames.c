@@ -24,7 +24,17 @@
  * virtual time under QEMU's -icount) and how many bytes it sent, which
  * make bench turns into a round-trip throughput per driver.
  *
- * usage: net_frames [-r rounds] [-x corrupt|stale] IFACE-A IFACE-B
+ * -f MS: the receive flood (scenario r3-net-flood) instead: for MS ms of
+ * (virtual) time each way, A sends frames of the same sizes to B as fast
+ * as the path takes them (a send that finds the queue full waits for it),
+ * while B's socket is drained and every frame checked as above.  Under
+ * load NICs drop frames (their receive rings overrun), so lost frames
+ * are counted but are not the outcome by themselves: the host judges them
+ * against a boot without bouncing.  The outcome is CORRUPT, STALE or DUP
+ * as above, or STALL when no frame at all arrived in the last quarter of
+ * a direction's frames (the receive path stopped), else ok.
+ *
+ * usage: net_frames [-r rounds | -f ms] [-x corrupt|stale] IFACE-A IFACE-B
  * Prints one result line and exits 0 when the measurement itself worked,
  * whatever it observed; 1 on a setup error.
  */
@@ -49,7 +59,7 @@
 #define HDR		14
 #define META		16		/* magic, seq, length, checksum */
 #define WINDOW		4096		/* earlier frames a stale word is looked up in */
-#define MAXSEQ		65536
+#define MAXSEQ		(1 << 20)
 
 struct side {
 	const char *name;
@@ -58,7 +68,7 @@ struct side {
 };
 
 static unsigned char seen[MAXSEQ], damaged[MAXSEQ];
-static unsigned long lost, corrupt, stale, dups, good, sent, late;
+static unsigned long lost, corrupt, stale, dups, good, sent, late, stalls;
 static int damage;
 
 static uint32_t word(uint32_t seq, uint32_t i)
@@ -241,19 +251,92 @@ static int warm_up(struct side *from, struct side *to)
 		       to->name), -1;
 }
 
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Drain TO's socket without waiting; returns how many frames it judged. */
+static unsigned long drain(struct side *to, int ms)
+{
+	unsigned char f[2048];
+	struct pollfd p = { .fd = to->fd, .events = POLLIN };
+	unsigned long n = 0;
+
+	while (poll(&p, 1, ms) > 0) {
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		ssize_t got = recvfrom(to->fd, f, sizeof(f), MSG_DONTWAIT,
+				       (struct sockaddr *)&from, &fl);
+
+		if (got < 0)
+			break;
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		if (judge(f, got) >= 0)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * The flood, one direction: frames FIRST.. from FROM to TO for MS ms.
+ * Returns the next sequence number; counts a stall when none of the last
+ * quarter of the frames arrived.
+ */
+static uint32_t flood(struct side *from, struct side *to, uint32_t first, int ms,
+		      const size_t *sizes, size_t nsizes, unsigned long long *bytes)
+{
+	long long end = now_ns() + ms * 1000000LL;
+	uint32_t seq = first, tail;
+	unsigned long arrived = 0;
+
+	while (now_ns() < end && seq < MAXSEQ) {
+		unsigned char f[1514];
+		size_t len = sizes[seq % nsizes];
+		struct pollfd p = { .fd = from->fd, .events = POLLOUT };
+
+		build(f, len, from, to, seq);
+		if (send(from->fd, f, len, MSG_DONTWAIT) != (ssize_t)len) {
+			/* Queue full (ENOBUFS, EAGAIN): drain, wait, again. */
+			drain(to, 0);
+			poll(&p, 1, 10);
+			continue;
+		}
+		sent++;
+		*bytes += len;
+		seq++;
+		drain(to, 0);
+	}
+	drain(to, 300);
+	tail = seq - (seq - first) / 4;
+	for (uint32_t s = tail; s < seq; s++)
+		arrived += seen[s] || damaged[s];
+	if (seq > first && !arrived) {
+		stalls++;
+		fprintf(stderr, "net_frames: flood %s to %s: none of frames %u..%u arrived\n",
+			from->name, to->name, tail, seq - 1);
+	}
+	return seq;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 60, 64, 100, 127, 128, 129, 200, 255, 256, 257,
 					300, 512, 1000, 1499, 1514 };
 	struct side a = { 0 }, b = { 0 };
-	int rounds = 10, c;
+	int rounds = 10, flood_ms = 0, c;
 	uint32_t seq = 0;
 	unsigned long long bytes = 0;
 	struct timespec t0, t1;
 
-	while ((c = getopt(argc, argv, "r:x:")) != -1) {
+	while ((c = getopt(argc, argv, "r:f:x:")) != -1) {
 		switch (c) {
 		case 'r': rounds = atoi(optarg); break;
+		case 'f': flood_ms = atoi(optarg); break;
 		case 'x':
 			damage = !strcmp(optarg, "corrupt") ? 1 : !strcmp(optarg, "stale") ? 2 : 0;
 			if (!damage)
@@ -262,7 +345,7 @@ int main(int argc, char **argv)
 		default: goto usage;
 		}
 	}
-	if (optind != argc - 2 || rounds < 1 ||
+	if (optind != argc - 2 || rounds < 1 || flood_ms < 0 ||
 	    rounds * 2 * sizeof(sizes) / sizeof(sizes[0]) >= MAXSEQ)
 		goto usage;
 	a.name = argv[optind];
@@ -274,6 +357,16 @@ int main(int argc, char **argv)
 	receive(&b, -3, 200);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (flood_ms > 0) {
+		int big = 8 << 20;
+
+		/* Root: receive buffers big enough that the socket drops nothing. */
+		setsockopt(a.fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+		setsockopt(b.fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+		seq = flood(&a, &b, 0, flood_ms, sizes, sizeof(sizes) / sizeof(sizes[0]), &bytes);
+		seq = flood(&b, &a, seq, flood_ms, sizes, sizeof(sizes) / sizeof(sizes[0]), &bytes);
+		rounds = 0;
+	}
 	for (int r = 0; r < rounds; r++) {
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			for (int dir = 0; dir < 2; dir++) {
@@ -300,19 +393,21 @@ int main(int argc, char **argv)
 	for (uint32_t s = 0; s < seq; s++) {
 		if (seen[s] || damaged[s])
 			continue;
-		if (lost++ < 8)
+		if (lost++ < 8 && !flood_ms)
 			fprintf(stderr, "net_frames: frame %u (%zu bytes, %s to %s) lost\n", s,
 				sizes[s / 2 % (sizeof(sizes) / sizeof(sizes[0]))],
 				s % 2 ? b.name : a.name, s % 2 ? a.name : b.name);
 	}
 
-	printf("bouncelab: result driver=- scenario=r2-net-frames observed=%s frames=%lu"
+	printf("bouncelab: result driver=- scenario=%s observed=%s frames=%lu"
 	       " good=%lu lost=%lu corrupt=%lu stale=%lu dup=%lu late=%lu bytes=%llu ns=%lld\n",
-	       stale ? "STALE" : corrupt ? "CORRUPT" : lost ? "LOST" : dups ? "DUP" : "ok",
+	       flood_ms ? "r3-net-flood" : "r2-net-frames",
+	       stale ? "STALE" : corrupt ? "CORRUPT" : flood_ms && stalls ? "STALL" :
+	       lost && !flood_ms ? "LOST" : dups ? "DUP" : "ok",
 	       sent, good, lost, corrupt, stale, dups, late, bytes,
 	       (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	return 0;
 usage:
-	fprintf(stderr, "usage: net_frames [-r rounds] [-x corrupt|stale] IFACE-A IFACE-B\n");
+	fprintf(stderr, "usage: net_frames [-r rounds | -f ms] [-x corrupt|stale] IFACE-A IFACE-B\n");
 	return 1;
 }

@@ -21,10 +21,12 @@
 # of the drivers boot (guest/plans/drivers) at fixed PCI addresses the plan
 # rebinds by: disks, each on its own scratch image next to DISK
 # (drivers-*.img, made by the Makefile; the SCSI HBA also gets DISK itself,
-# read-only, for S1), and pairs of NICs.  The scratch images are opened
+# read-only, for S1), and pairs of NICs (joined by Unix datagram sockets
+# LOGDIR/nicN.0 and LOGDIR/nicN.1).  The scratch images are opened
 # with snapshot=on (writes go to a temporary overlay) and DISK read-only,
 # so boots running at once, even two runs of the same boot, never share a
-# writable image.
+# writable image.  bouncelab.devices=census adds the census's devices
+# instead (its own drivers-*.img).
 #
 # QEMU_ARCH=arm64 boots an arm64 kernel Image instead (make test-arm64,
 # docs/arm64.md): qemu-system-aarch64 -M virt, QEMU_CPU default max
@@ -56,16 +58,65 @@ case " $* " in
 		-device scsi-hd,drive=megad,bus=mega.0,scsi-id=0
 		-drive file=$disk,format=raw,if=none,id=megam,readonly=on
 		-device scsi-hd,drive=megam,bus=mega.0,scsi-id=1"
-	# Two NICs of each model on a hub of their own (QEMU-internal: no
-	# host networking), at 0x13 and up.
+	# Two NICs of each model, at 0x13 and up, joined by two Unix datagram
+	# sockets in LOGDIR (no host networking): QEMU's main loop delivers a
+	# frame whenever it arrives, while the guest CPU runs its driver
+	# anywhere, its receive poll too, as a real link does (over a hub a
+	# frame reaches the receiver inside the sender's register write).
 	slot=19 hub=0
+	mkdir -p "$logdir"
 	for nic in e1000 e1000e rtl8139 virtio-net-pci,disable-legacy=on,iommu_platform=on; do
 		for end in 0 1; do
-			extra="$extra -netdev hubport,id=hub$hub.$end,hubid=$hub
-				-device $nic,netdev=hub$hub.$end,mac=52:54:00:b1:0$hub:0$end,addr=$(printf 0x%x $slot)"
+			rm -f "$logdir/nic$hub.$end"
+			extra="$extra -netdev dgram,id=nic$hub.$end,local.type=unix,local.path=$logdir/nic$hub.$end,remote.type=unix,remote.path=$logdir/nic$hub.$((1 - end))
+				-device $nic,netdev=nic$hub.$end,mac=52:54:00:b1:0$hub:0$end,addr=$(printf 0x%x $slot)"
 			slot=$((slot + 1))
 		done
 		hub=$((hub + 1))
+	done ;;
+*" bouncelab.devices=census "*)
+	# The census (guest/plans/hw.sh, docs/drivers.md): a disk of its own
+	# behind each SCSI HBA, USB host controller, the SD host and the PC's
+	# own IDE (PIIX3, 00:01.1), and NIC pairs as two functions of one slot.
+	img=$(dirname "$disk")/drivers
+	d() {	# d NAME: the drive NAME on its scratch image
+		[ -f "$img-$1.img" ] || { echo "error: no $img-$1.img (make guest makes it)" >&2; exit 1; }
+		extra="$extra -drive file=$img-$1.img,format=raw,if=none,id=$1,cache=unsafe,snapshot=on"
+	}
+	for hba in lsi53c895a:05:sym53c8xx am53c974:06:am53c974 pvscsi:07:pvscsi \
+		megasas-gen2:08:megasas-gen2; do
+		dev=${hba%%:*} rest=${hba#*:}
+		name=${rest#*:}
+		d "$name"
+		extra="$extra -device $dev,id=hba$name,addr=0x${rest%%:*}
+			-device scsi-hd,drive=$name,bus=hba$name.0,scsi-id=0"
+	done
+	for hc in qemu-xhci:0a:xhci-storage usb-ehci:0b:ehci-storage pci-ohci:0c:ohci-storage \
+		piix3-usb-uhci:0d:uhci-storage; do
+		dev=${hc%%:*} rest=${hc#*:}
+		name=${rest#*:}
+		d "$name"
+		extra="$extra -device $dev,id=hc$name,addr=0x${rest%%:*}
+			-device usb-storage,drive=$name,bus=hc$name.0,removable=off"
+	done
+	d xhci-uas
+	d sdhci
+	d ata-piix
+	extra="$extra -device qemu-xhci,id=hcuas,addr=0x13
+		-device usb-uas,id=uas,bus=hcuas.0
+		-device scsi-hd,drive=xhci-uas,bus=uas.0,scsi-id=0,lun=0
+		-device sdhci-pci,id=sdhci,addr=0x0e -device sd-card,drive=sdhci
+		-device ide-hd,drive=ata-piix,bus=ide.0"
+	# NIC pairs on datagram sockets, as in the drivers boot.
+	slot=15 pair=0
+	mkdir -p "$logdir"
+	for nic in i82557b pcnet tulip vmxnet3; do
+		for end in 0 1; do
+			rm -f "$logdir/nic$pair.$end"
+			extra="$extra -netdev dgram,id=nic$pair.$end,local.type=unix,local.path=$logdir/nic$pair.$end,remote.type=unix,remote.path=$logdir/nic$pair.$((1 - end))
+				-device $nic,netdev=nic$pair.$end,mac=52:54:00:b2:0$pair:0$end,addr=$(printf 0x%x $slot).$end,multifunction=on"
+		done
+		slot=$((slot + 1)) pair=$((pair + 1))
 	done ;;
 esac
 # bouncelab.smp=2: two vCPUs, each on a host thread of its own (QEMU's

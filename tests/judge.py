@@ -30,6 +30,9 @@ Subcommands:
       print the policy x scenario table of the last run, rewrite REPORT.
   bench KTAP OUTDIR ICOUNT VERSION
       the `make bench` report: results.tsv, summary.tsv, report.md, plots.
+  selftest
+      KTAP: the racy-cell form of expected.tsv (RACY) judged on made-up
+      observations, its wrong variants failing.
 Environment: EXTRA_FATAL (more console patterns that fail a boot),
 BOOT_TIMEOUT (only to say it).
 """
@@ -236,6 +239,9 @@ CHECKS = {
     "audit-on": ("the swiotlb audit is on in the {label} boot", "switch == 'Y'", None, None),
     "audit-explained": ("audit: {row} {kind} ({calls} calls) is explained in judge.py's AUDIT_NOTES",
                         "explained(row, kind)", None, None),
+    # The receive floods' control boots (guest/plans/drivers with
+    # bouncelab.control=1, swiotlb=noforce): nothing may bounce there.
+    "flood-control": ("the floods' control boot has no swiotlb pool", "nslabs == 0", None, None),
     "wedge-release": ("a wedged transfer's mapping is kept, then released with bus mastering off",
                       "kept >= 1 and released == kept and bus_master == 0"
                       " and used_after == used_before", None, None),
@@ -265,6 +271,32 @@ AUDIT_NOTES = {
         "(copybreak again) or at the unmap (a larger frame). The CPU only read the "
         "buffer, so this is DMA-API-HOWTO's legal reuse (S6's shape), safe on "
         "non-coherent CPUs too: information, not a bug.",
+    # The census boot (bouncelab.devices=census): seen only without
+    # c-patches/0071 (the xhci fix), kept so that a regression reads as
+    # the known bug (docs/drivers.md, the census's findings).
+    ("hw-xhci-storage", "dropped"):
+        "A driver bug in xhci (drivers/usb/host/xhci-ring.c): when a TD would end a ring "
+        "segment unaligned to the max packet, xhci_align_td() sends its last TRB through the "
+        "segment's bounce buffer, and xhci_unmap_one_bounce_buffer() copies that into the "
+        "URB's buffer while the HCD core still has it mapped DMA_FROM_DEVICE; the core's "
+        "unmap at giveback (usb_hcd_unmap_urb_for_dma(), the call site) then drops those CPU "
+        "bytes for the URB's own bounce slot. R5 shows the wrong data under every policy; "
+        "c-patches/0071 unmaps the URB before the copy.",
+    ("hw-e100", "race"):
+        "e100 keeps each receive buffer mapped DMA_BIDIRECTIONAL and its RFD header (16 "
+        "bytes, one line) is written by both sides: the device completes an RFD (status, "
+        "size) while e100_rx_clean() (inlined in e100_poll(), the call site) moves the ring's "
+        "end, rewriting the command and size of an RFD and handing it back with "
+        "dma_sync_single_for_device(BIDIRECTIONAL), and e100_rx_indicate() hands an "
+        "incomplete RFD back with a FROM_DEVICE sync while the device may be writing it. "
+        "Both sides wrote the line since the copies last agreed: a race, on which "
+        "transparent does what 6.1 does. That is e100's own protocol (the el bit keeps the "
+        "device off the RFDs the CPU rewrites, as far as the device honours it), "
+        "information, not a bug found; the same window loses frames under rework (R3).",
+    ("hw-xhci-uas", "dropped"):
+        "The same xhci bug as hw-xhci-storage's, through uas: the URB's buffer is written "
+        "by the CPU while still mapped, and usb_hcd_unmap_urb_for_dma() drops those bytes; "
+        "c-patches/0071 fixes it.",
 }
 
 
@@ -386,6 +418,63 @@ COUNTS = {
 }
 
 
+# Racy cells: a cell of tests/expected.tsv may name more than one outcome
+# ("ok|CORRUPT") only where a race in the driver decides which one a run
+# sees, and only when named here, with the race and the counts its other
+# outcomes must hold. The first outcome is the one most runs measure; any
+# of them passes; anything else, or a racy outcome outside its counts,
+# fails. A cell with alternatives that is not named here fails whatever it
+# observed, and so does an entry here whose cell has one outcome: a
+# deterministic cell is never loosened by expected.tsv alone.
+# (scenario, driver, policy): (the race, {outcome: {count: value or range}})
+RACY = {
+    # e100_rx_indicate() syncs an RFD header for the CPU and, finding it
+    # not complete, hands it back with sync_for_device(FROM_DEVICE) while
+    # the device may be completing it: rework's copy then overwrites the
+    # completed header (ath9k's 2022 bug). A frame completed in that
+    # window of a few instructions is read with a bad header: one corrupt
+    # frame, and the ring's frames behind it lost until e100 restarts
+    # its receiver (loss is information, beside the control boot).
+    # Measured (docs/drivers.md): 1 flood in 3 under rework, 1 corrupt
+    # frame each time; never under another policy.
+    ("r3-net-flood", "hw-e100", "rework"): (
+        "e100's RFD hand-back races the device; rework overwrites a completed header",
+        {"CORRUPT": {"corrupt": (1, 16), "stale": 0, "dup": 0}}),
+}
+
+
+def racy_outcome(scenario, driver, policy, exp, kv):
+    """For a cell whose EXP names several outcomes: None when KV's outcome
+    is one of them with its counts, else why it fails."""
+    race = RACY.get((scenario, driver, policy))
+    alts = exp.split("|")
+    if race is None:
+        return (f"expected.tsv names several outcomes ({exp}), but judge.py's RACY "
+                "names no race for this cell: a deterministic cell has one outcome")
+    obs = kv.get("observed", "")
+    if obs not in alts:
+        return f"observed {obs}, none of the racy cell's {exp}"
+    if obs == alts[0]:
+        return None if obs == "ok" else counts_hold(scenario, driver, policy, kv)
+    pins = race[1].get(obs)
+    if pins is None:
+        return f"no counts for {obs} in judge.py's RACY entry"
+    bad = []
+    for key, want in pins.items():
+        got = kv.get(key)
+        lo, hi = want if isinstance(want, tuple) else (want, want)
+        if got is None or not re.fullmatch(r"[0-9]+", got):
+            bad.append(f"{key}: not reported")
+        elif not lo <= int(got) <= hi:
+            bad.append(f"{key}={got}, pinned {lo}..{hi}")
+    return "; ".join(bad) or None
+
+
+def expected_outcomes(exp):
+    """The outcomes a cell of expected.tsv allows (one, or a racy cell's)."""
+    return (exp or "").split("|")
+
+
 def counts_hold(scenario, driver, policy, kv):
     """None when the counts of an observation of an expected failure hold
     what COUNTS pins, else why not."""
@@ -444,6 +533,12 @@ def judge_cells(expected, plans, observations):
                     # Which one counts? Neither: the driver reported twice.
                     tests.append(("not ok", name, [diag, f"observed {len(every)} times: "
                                                    + ", ".join(k.get("observed", "") for k in every)]))
+                elif "|" in exp or (s, d, p) in RACY:
+                    why = racy_outcome(s, d, p, exp, kv) if "|" in exp else (
+                        "judge.py's RACY names this cell, but expected.tsv gives it one outcome")
+                    if why is None and obs != exp.split("|")[0]:
+                        diag += f" (racy cell, the race hit: {RACY[(s, d, p)][0]})"
+                    tests.append(("not ok" if why else "ok", name, [diag] + ([why] if why else [])))
                 elif obs == "SKIP" and exp == "SKIP":
                     tests.append(("ok", f"{name} # SKIP {kv.get('reason', '')}".rstrip(), [diag]))
                 elif obs == exp and exp not in ("ok", "SKIP") and \
@@ -970,7 +1065,7 @@ def show(cell):
     """OBSERVED[!] count, '!' where it differs from the expectation."""
     if cell is None:
         return "-"
-    mark = "" if cell["observed"] == cell["expected"] else "!"
+    mark = "" if cell["observed"] in expected_outcomes(cell["expected"]) else "!"
     key = KEY_COUNT.get(cell["observed"])
     # Real-driver rows (R1, R2) count cases or frames, and R1 leaks in bytes.
     if key not in cell:
@@ -1064,10 +1159,11 @@ AUDIT_KINDS = [("dropped", "CPU bytes dropped"), ("held", "device wrote while th
                ("race", "race"), ("fixed", "fixed (6.1 would not move them)")]
 
 
-def audit_section(logdir):
+def audit_section(logdir, boot="drivers"):
     """report.md's driver x kind table of the swiotlb audit, from the
-    drivers boot's "# audit-site" lines (guest/plans/drivers), or None."""
-    lines = read_lines(os.path.join(logdir, "drivers", "guest.log")) or []
+    "# audit-site" lines of BOOT (guest/plans/drivers: the drivers boot or
+    the census), or None."""
+    lines = read_lines(os.path.join(logdir, boot, "guest.log")) or []
     sites = [dict(KV_RE.findall(ln.split("# audit-site ", 1)[1].split(" at=")[0]))
              | {"at": ln.split(" at=", 1)[1] if " at=" in ln else "?"}
              for ln in lines if ln.startswith("# audit-site ")]
@@ -1083,8 +1179,8 @@ def audit_section(logdir):
         if site not in c["at"]:
             c["at"].append(site)
     drivers = sorted({d for d, _ in cells})
-    out = ["## What the swiotlb audit found in the drivers boot\n",
-           "The `drivers` boot runs with `swiotlb_audit=on` (docs/audit.md in the repository); "
+    out = [f"## What the swiotlb audit found in the {boot} boot\n",
+           f"The `{boot}` boot runs with `swiotlb_audit=on` (docs/audit.md in the repository); "
            "the audit looks at mappings made under `transparent`. Each cell: calls that found "
            "lines of that kind, and the functions that made those calls.\n"]
     if not drivers:
@@ -1102,6 +1198,47 @@ def audit_section(logdir):
                 note = AUDIT_NOTES.get((cells[(d, k)]["row"], k),
                                        "not explained yet (the audit-explained check fails)")
                 out.append(f"- {d}, {name}: {note}")
+    return "\n".join(out) + "\n"
+
+
+def flood_section(logdir):
+    """report.md's receive-flood table (guest/plans/drivers, r3-net-flood):
+    per NIC, the share of frames lost under each policy next to the same
+    NIC's loss in its control boot without bouncing (NAME-control,
+    swiotlb=noforce), or None when no flood ran."""
+    floods, control = {}, {}
+
+    def cell(c):
+        share = int(c.get("lost", "0")) / max(int(c["frames"]), 1)
+        return f"{100 * share:.1f}% of {c['frames']}"
+    for name in read_lines(os.path.join(logdir, "last-run")) or []:
+        if name.endswith("-control"):
+            for ln in read_lines(os.path.join(logdir, name, "guest.log")) or []:
+                if ln.startswith("# control-result "):
+                    c = dict(KV_RE.findall(ln))
+                    if c.get("scenario") == "r3-net-flood" and c.get("frames", "").isdigit():
+                        control[c["driver"]] = cell(c)
+            continue
+        path = os.path.join(logdir, name, "cells.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            for c in json.load(f):
+                if c.get("scenario") == "r3-net-flood" and c.get("frames", "").isdigit():
+                    floods.setdefault(c["driver"], {})[c["policy"]] = cell(c)
+    if not floods:
+        return None
+    policies = [p for p in POLICY_ORDER if any(p in v for v in floods.values())]
+    out = ["## Receive floods: frames lost, against no bouncing\n",
+           "Each cell: the share of the flood's frames that never arrived (rings overrun "
+           "under load), and how many frames were sent. `no bounce`: the same NIC in the "
+           "control boot (`swiotlb=noforce`). Corrupt, stale, duplicated frames and stalls "
+           "are the flood's outcome in the table above, judged on their own.\n",
+           "| driver | no bounce | " + " | ".join(policies) + " |",
+           "|---|---|" + "---|" * len(policies)]
+    for d in sorted(floods):
+        out.append(f"| {d} | {control.get(d, '-')} | "
+                   + " | ".join(floods[d].get(p, "-") for p in policies) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -1131,7 +1268,7 @@ def write_report(logdir, expected, md, version_file, quiet=False):
     fix_rows = [["S0 no bounce"] + [show(find(S0, d)) for d, _ in SG_SWITCH]]
     fix_rows += [[f"S1 swiotlb {p}", "-", show(find(S1, "-", p))] for p in policies]
     fix_widths = [max(len(r[i]) for r in [fix_heads] + fix_rows) for i in range(len(fix_heads))]
-    wrong = sum(1 for c in cells.values() if c["observed"] != c["expected"])
+    wrong = sum(1 for c in cells.values() if c["observed"] not in expected_outcomes(c["expected"]))
     names = sorted({s for s, _ in rows})
     if not quiet:
         print(f"\nbouncelab: Debian linux-source-6.1 {version}, swiotlb=force, QEMU TCG")
@@ -1168,10 +1305,17 @@ def write_report(logdir, expected, md, version_file, quiet=False):
         memory = pool_memory(logdir, read_lines(os.path.join(logdir, "last-run")) or [])
         if memory:
             f.write("\n" + memory)
-        audit = audit_section(logdir) if "drivers" in (read_lines(
-            os.path.join(logdir, "last-run")) or []) else None
-        if audit:
-            f.write("\n" + audit)
+        # The boots with the audit on: drivers and the census's (not their
+        # control boots, which do not bounce).
+        for boot in read_lines(os.path.join(logdir, "last-run")) or []:
+            if boot != "drivers" and not boot.startswith("census-") or boot.endswith("-control"):
+                continue
+            audit = audit_section(logdir, boot)
+            if audit:
+                f.write("\n" + audit)
+        floods = flood_section(logdir)
+        if floods:
+            f.write("\n" + floods)
         f.write("\n## Legend\n\n")
         for entry in expected.legend:
             f.write(f"- {entry}\n")
@@ -1427,10 +1571,63 @@ def cmd_bench(args):
     return 0
 
 
+def cmd_selftest(args):
+    """KTAP: the racy-cell form judged on made-up observations, the right
+    ones passing and the wrong variants (an outcome outside the racy set,
+    a racy outcome outside its counts, a deterministic cell that fails, a
+    cell given alternatives that RACY does not name, a RACY cell given one
+    outcome) failing. Exit status 1 when a verdict is not the one wanted."""
+    class Table:
+        def __init__(self, cells):
+            self.policies, self.rows, self.cell = POLICY_ORDER, [], cells
+            self.rows = sorted({(sc, d) for sc, d, _ in cells})
+
+        def get(self, scenario, driver, policy):
+            return self.cell.get((scenario, driver, policy))
+    flood = "r3-net-flood"
+
+    def res(obs, **counts):
+        return dict({"observed": obs, "frames": "12747", "lost": "255", "corrupt": "0",
+                     "stale": "0", "dup": "0"}, **{k: str(v) for k, v in counts.items()})
+    e100 = {(flood, "hw-e100", p): "ok" for p in POLICY_ORDER}
+    e100[(flood, "hw-e100", "rework")] = "ok|CORRUPT"
+    cases = [
+        ("racy cell, the race missed", e100, "rework", res("ok"), "ok"),
+        ("racy cell, the race hit", e100, "rework", res("CORRUPT", corrupt=1), "ok"),
+        ("racy cell, more corrupt frames than one race makes", e100, "rework",
+         res("CORRUPT", corrupt=40), "not ok"),
+        ("racy cell, a stale frame (not the race's outcome)", e100, "rework",
+         res("STALE", stale=1, corrupt=1), "not ok"),
+        ("racy cell, corrupt and stale at once", e100, "rework",
+         res("CORRUPT", corrupt=1, stale=1), "not ok"),
+        ("deterministic cell beside it, corrupt", e100, "upstream", res("CORRUPT", corrupt=1),
+         "not ok"),
+        ("deterministic cell given alternatives in expected.tsv alone",
+         e100 | {(flood, "hw-e100", "upstream"): "ok|CORRUPT"}, "upstream", res("ok"),
+         "not ok"),
+        ("RACY cell given one outcome in expected.tsv",
+         e100 | {(flood, "hw-e100", "rework"): "ok"}, "rework", res("ok"), "not ok"),
+    ]
+    print("KTAP version 1")
+    print(f"1..{len(cases)}")
+    failed = 0
+    for i, (what, cells, policy, kv, want) in enumerate(cases, 1):
+        obs = dict(kv, policy=policy, scenario=flood, driver="hw-e100")
+        groups, _ = judge_cells(Table(cells), [([policy], ["hw-e100"], 1)], [obs])
+        got = groups[0][1][0][0]
+        ok = got == want
+        failed += not ok
+        print(f"{'ok' if ok else 'not ok'} {i} {what}: judged {got}, wanted {want}")
+        for line in groups[0][1][0][2][1:]:
+            print(f"# {line}")
+    return 1 if failed else 0
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("run", "table", "bench"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("run", "table", "bench", "selftest"):
         sys.exit(__doc__)
-    return {"run": cmd_run, "table": cmd_table, "bench": cmd_bench}[sys.argv[1]](sys.argv[2:])
+    return {"run": cmd_run, "table": cmd_table, "bench": cmd_bench,
+            "selftest": cmd_selftest}[sys.argv[1]](sys.argv[2:])
 
 
 if __name__ == "__main__":

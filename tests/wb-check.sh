@@ -29,7 +29,7 @@
 # (default all; a variant named neonX runs wb_check_neon_X, to its end:
 # its fp_collisions is no count -e takes).
 # Measured on 7 Dec 2026 14:31-14:50 with `/usr/bin/time sh
-# tests/wb-check.sh SRC OUT 4` (c-patches through 0061), on this 2-core
+# tests/wb-check.sh SRC OUT 4` (c-patches through 0002), on this 2-core
 # machine shared with three other agents' kernel builds, boots and
 # qemu-user runs (load average 11.6 at the start, 7.4 at the end): 1118 s
 # wall, 396 s of CPU, 40 cases ok. The wrong variants end at their first
