@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # tests/wb-check.sh for arm64: tools/testing/swiotlb built with
 # aarch64-linux-gnu-gcc (static) and run under qemu-aarch64-static, every
-# shape in the scalar and the NEON pass (kernel/dma/swiotlb_wb_arm64.h),
+# shape in the scalar and the NEON pass (arch/arm64/include/asm/swiotlb_wb.h),
 # whose counts must equal the scalar pass's, as x86-64's SSE2 and AVX2.
 # The wrong variants are those of wb-check.sh that run in seconds (the
 # oracle is the same C on both architectures; norecover and skiprefresh,
