@@ -441,8 +441,11 @@ ARM64_DEPS := qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu
 # The boots: the policy matrix (C poller, S1, the KUnit suites), the
 # drivers Linux ships, the confidential-guest and untrusted-device rules,
 # the off switch, S0 and the audit; as in BOOTS, without the Rust ones
-# (template, revoke) and the q35-only iommu boot.
-ARM64_BOOTS ?= matrix:$(DRIVERS_BOOT);cc:bouncelab.plan=cc swiotlb_cc=force$(OFF_BOOT)$(SG_PAGES_BOOT)$(AUDIT_BOOT)
+# (template, revoke), the q35-only iommu boot, the census and the floods'
+# control boots (x86-64's: the drivers boot's devices are arm64's).
+ARM64_DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers swiotlb_audit=on \
+	e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)))
+ARM64_BOOTS ?= matrix:$(ARM64_DRIVERS_BOOT);cc:bouncelab.plan=cc swiotlb_cc=force$(OFF_BOOT)$(SG_PAGES_BOOT)$(AUDIT_BOOT)
 ARM64_HOST_KTAP := $(ARM64_LOGS)/wb-check-arm64.ktap
 ARM64_HOST_CHECKS := mkdir -p $(ARM64_LOGS) && \
 	{ tests/cached.sh $(ARM64_LOGS)/wb-check-arm64.ktap tests/wb-check.sh tests/wb-check-arm64.sh \
