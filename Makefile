@@ -432,9 +432,12 @@ ARM64_IMAGE := $(ARM64_BUILD)/arch/arm64/boot/Image
 ARM64_KMAKE_FLAGS := ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 ARM64_KMAKE := $(MAKE) --no-print-directory -C $(SRC) O=$(ARM64_BUILD) $(ARM64_KMAKE_FLAGS)
 # x86-64's fragments but rust (no Rust on arm64), iommu (intel-iommu) and
-# lean (x86 options), plus kconfig-fragments/arm64/.
-ARM64_FRAGMENTS := $(filter-out %/rust.config %/iommu.config %/lean.config,$(FRAGMENTS)) \
-	$(sort $(wildcard $(CURDIR)/kconfig-fragments/arm64/*.config))
+# lean (x86 options), plus kconfig-fragments/arm64/; drivers.config
+# without the census's options that exist on x86 only (VMware's PVSCSI).
+ARM64_X86_ONLY := CONFIG_VMWARE_PVSCSI
+ARM64_DRIVERS_FRAGMENT := $(ARM64_OUT)/drivers.config
+ARM64_FRAGMENTS := $(filter-out %/rust.config %/iommu.config %/lean.config %/drivers.config,$(FRAGMENTS)) \
+	$(ARM64_DRIVERS_FRAGMENT) $(sort $(wildcard $(CURDIR)/kconfig-fragments/arm64/*.config))
 ARM64_PROGS := $(patsubst guest/%.c,$(ARM64_OUT)/guest-bin/%,$(wildcard guest/*.c))
 ARM64_BUSYBOX := $(ARM64_OUT)/busybox/bin/busybox
 ARM64_DEPS := qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu
@@ -463,7 +466,11 @@ deps-arm64: deps
 arm64_key = { c-patches/list.sh c-patches | sed 's|^|c-patches/|' | xargs cat c-patches/series; \
 	cat $(ARM64_FRAGMENTS); echo '$(ARM64_FRAGMENTS) $(ARM64_KMAKE_FLAGS)'; } | sha1sum
 
-kernel-arm64: deps-arm64
+$(ARM64_DRIVERS_FRAGMENT): kconfig-fragments/drivers.config
+	@mkdir -p $(@D)
+	@grep -v $(foreach o,$(ARM64_X86_ONLY),-e '^$(o)=') $< >$@
+
+kernel-arm64: deps-arm64 $(ARM64_DRIVERS_FRAGMENT)
 	@mkdir -p $(ARM64_OUT)
 	@key=$$($(arm64_key)); \
 	if [ -f $(ARM64_IMAGE) ] && [ "$$key" = "$$(cat $(ARM64_BUILD)/.built-key 2>/dev/null)" ]; then \
