@@ -423,3 +423,115 @@ $(MAPBENCH): $(SRC)/tools/testing/selftests/dma/dma_map_benchmark.c
 	@mkdir -p $(@D) $(OUT)/bench-inc/linux
 	@cp $(SRC)/include/linux/map_benchmark.h $(OUT)/bench-inc/linux/
 	gcc -static -O2 -I$(OUT)/bench-inc -o $@ $<
+
+# ---- arm64 (make test-arm64; docs/arm64.md) --------------------------------
+# The same series built for arm64 (C only: 6.1 has no Rust on arm64) with
+# Debian's cross gcc, in a build directory of its own from the same patched
+# source, booted under qemu-system-aarch64 -M virt (guest/run-qemu.sh with
+# QEMU_ARCH=arm64) and judged against tests/expected-arm64.tsv; with the
+# host check of the NEON pass (tests/wb-check-arm64.sh, under qemu-user).
+# Not part of make test: see docs/arm64.md for how long it takes.
+ARM64_BUILD := $(CACHE)/build-arm64
+ARM64_OUT := $(CACHE)/out-arm64
+ARM64_LOGS := $(ARM64_OUT)/logs
+ARM64_IMAGE := $(ARM64_BUILD)/arch/arm64/boot/Image
+ARM64_KMAKE_FLAGS := ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+ARM64_KMAKE := $(MAKE) --no-print-directory -C $(SRC) O=$(ARM64_BUILD) $(ARM64_KMAKE_FLAGS)
+# x86-64's fragments but rust (no Rust on arm64), iommu (intel-iommu) and
+# lean (x86 options), plus kconfig-fragments/arm64/; drivers.config
+# without the census's options that exist on x86 only (VMware's PVSCSI).
+ARM64_X86_ONLY := CONFIG_VMWARE_PVSCSI
+ARM64_DRIVERS_FRAGMENT := $(ARM64_OUT)/drivers.config
+ARM64_FRAGMENTS := $(filter-out %/rust.config %/iommu.config %/lean.config %/drivers.config,$(FRAGMENTS)) \
+	$(ARM64_DRIVERS_FRAGMENT) $(sort $(wildcard $(CURDIR)/kconfig-fragments/arm64/*.config))
+ARM64_PROGS := $(patsubst guest/%.c,$(ARM64_OUT)/guest-bin/%,$(wildcard guest/*.c))
+ARM64_BUSYBOX := $(ARM64_OUT)/busybox/bin/busybox
+ARM64_DEPS := qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu
+# The boots: the policy matrix (C poller, S1, the KUnit suites), the
+# drivers Linux ships, the confidential-guest and untrusted-device rules,
+# the off switch, S0 and the audit; as in BOOTS, without the Rust ones
+# (template, revoke), the q35-only iommu boot, the census and the floods'
+# control boots (x86-64's: the drivers boot's devices are arm64's).
+ARM64_DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers swiotlb_audit=on \
+	e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)))
+ARM64_BOOTS ?= matrix:$(ARM64_DRIVERS_BOOT);cc:bouncelab.plan=cc swiotlb_cc=force$(OFF_BOOT)$(SG_PAGES_BOOT)$(AUDIT_BOOT)
+ARM64_HOST_KTAP := $(ARM64_LOGS)/wb-check-arm64.ktap
+ARM64_HOST_CHECKS := mkdir -p $(ARM64_LOGS) && \
+	{ tests/cached.sh $(ARM64_LOGS)/wb-check-arm64.ktap tests/wb-check.sh tests/wb-check-arm64.sh \
+		$(SRC)/kernel/dma $(SRC)/tools/testing/swiotlb -- \
+		nice -n 10 tests/wb-check-arm64.sh $(SRC) $(ARM64_OUT)/wb-check $(WB_DEPTH) || true; }
+
+.PHONY: deps-arm64 kernel-arm64 _kernel-arm64 guest-arm64 test-arm64
+deps-arm64: deps
+	@tests/install-deps.sh $(ARM64_DEPS)
+
+# What the arm64 build is made from: the series, the fragments, the
+# flags. When they are those of the last successful build, the lock is
+# not even waited for (on this machine it is shared, and the wait can be
+# long).
+arm64_key = { c-patches/list.sh c-patches | sed 's|^|c-patches/|' | xargs cat c-patches/series; \
+	cat $(ARM64_FRAGMENTS); echo '$(ARM64_FRAGMENTS) $(ARM64_KMAKE_FLAGS)'; } | sha1sum
+
+$(ARM64_DRIVERS_FRAGMENT): kconfig-fragments/drivers.config
+	@mkdir -p $(@D)
+	@grep -v $(foreach o,$(ARM64_X86_ONLY),-e '^$(o)=') $< >$@
+
+kernel-arm64: deps-arm64 $(ARM64_DRIVERS_FRAGMENT)
+	@mkdir -p $(ARM64_OUT)
+	@key=$$($(arm64_key)); \
+	if [ -f $(ARM64_IMAGE) ] && [ "$$key" = "$$(cat $(ARM64_BUILD)/.built-key 2>/dev/null)" ]; then \
+		echo "Linux $$(cat $(SRC).version) for arm64: up to date"; \
+	else \
+		rm -f $(ARM64_BUILD)/.built-key; \
+		flock $(LOCK) $(MAKE) --no-print-directory _kernel-arm64 && \
+		echo "$$key" >$(ARM64_BUILD)/.built-key; \
+	fi
+
+_kernel-arm64:
+	@c-patches/apply.sh $(SRC) c-patches
+	@key=$$({ cat $(SRC).stamp $(ARM64_FRAGMENTS); echo $(ARM64_FRAGMENTS); } | sha1sum); \
+	if [ "$$key" != "$$(cat $(ARM64_BUILD)/.config-key 2>/dev/null)" ]; then \
+		KMAKE_FLAGS='$(ARM64_KMAKE_FLAGS)' kconfig-fragments/configure.sh $(SRC) $(ARM64_BUILD) \
+			$(ARM64_FRAGMENTS) && echo "$$key" >$(ARM64_BUILD)/.config-key; \
+	fi
+	@echo "building Linux $$(cat $(SRC).version) for arm64 (log: $(ARM64_OUT)/kernel-build.log)"
+	@$(call logged,$(ARM64_OUT)/kernel-build.log,arm64 kernel build,$(ARM64_KMAKE) -j$(JOBS) Image modules)
+	@kconfig-fragments/configure.sh --check $(ARM64_BUILD)/.config $(ARM64_FRAGMENTS)
+
+guest-arm64: kernel-arm64 $(OUT)/disk.img $(DRIVER_DISKS) $(ARM64_PROGS) $(ARM64_BUSYBOX)
+	@mods=$$(sed 's|^\([^/]\)|$(ARM64_BUILD)/\1|' $(ARM64_BUILD)/modules.order) || \
+		{ echo "error: no modules.order in $(ARM64_BUILD) (make kernel-arm64)"; exit 1; }; \
+	BUSYBOX=$(ARM64_BUSYBOX) BUSYBOX_RUN=qemu-aarch64-static guest/mkinitramfs.sh \
+		$(ARM64_OUT)/initramfs.cpio guest/init guest/plans tests/expected-arm64.tsv \
+		$(ARM64_OUT)/guest-bin $$mods
+
+$(ARM64_OUT)/guest-bin/%: guest/%.c
+	@mkdir -p $(@D)
+	aarch64-linux-gnu-gcc -static -O2 -Wall -Wextra -o $@ $<
+
+# arm64's busybox-static, unpacked into the cache: installing it would
+# replace the host's (the package is not multi-arch).
+$(ARM64_BUSYBOX):
+	@tests/arm64-busybox.sh $(ARM64_OUT)/busybox
+
+test-arm64: guest-arm64
+	@mkdir -p $(ARM64_LOGS)
+	@QEMU_ARCH=arm64 EXPECTED=tests/expected-arm64.tsv BOOTS='$(ARM64_BOOTS)' \
+		BOOT_TIMEOUT=$${BOOT_TIMEOUT:-1800} \
+		REPORT=$(ARM64_OUT)/report.md HOST_CHECKS='$(ARM64_HOST_CHECKS)' \
+		COMPLETE=$(if $(filter file,$(origin ARM64_BOOTS)),1) \
+		tests/run.sh $(ARM64_IMAGE) $(ARM64_OUT)/initramfs.cpio $(OUT)/disk.img $(ARM64_LOGS) \
+		$(SRC) $(ARM64_HOST_KTAP)
+
+# `make icount-arm64`: the instructions per 64-byte line of the sync
+# cycles (samples/dma/swiotlb_sync_bench.ko) on arm64 under upstream and
+# transparent in each pass (guest/plans/icount), the guest clock one
+# instruction a nanosecond (-icount shift=0); tests/icount.sh makes the
+# table, into $(ARM64_OUT)/icount.md.
+.PHONY: icount-arm64
+icount-arm64: guest-arm64
+	@QEMU_ARCH=arm64 QEMU_ICOUNT=shift=0,sleep=off BOOT_TIMEOUT=3600 guest/run-qemu.sh \
+		$(ARM64_IMAGE) $(ARM64_OUT)/initramfs.cpio $(OUT)/disk.img $(ARM64_LOGS)/icount \
+		bouncelab.plan=icount $(BOOT_ARGS) || \
+		{ tail -n 20 $(ARM64_LOGS)/icount/console.log; echo "error: the icount boot failed"; exit 1; }
+	@tests/icount.sh $(ARM64_LOGS)/icount/guest.log | tee $(ARM64_OUT)/icount.md

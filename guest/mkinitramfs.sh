@@ -3,11 +3,13 @@
 # the in-guest test programs and the kernel modules under test.
 #
 # usage: mkinitramfs.sh OUT.cpio INIT PLAN_DIR EXPECTED.tsv PROGRAM_DIR [MODULE.ko...]
+# env:   BUSYBOX (default /bin/busybox), BUSYBOX_RUN: what runs it here
+#        (qemu-aarch64-static for arm64's, make test-arm64)
 set -eu
 out=$1 init=$2 plans=$3 expected=$4 progs=$5
 shift 5
-busybox=/bin/busybox
-[ -x $busybox ] && $busybox --list >/dev/null ||
+busybox=${BUSYBOX:-/bin/busybox} run=${BUSYBOX_RUN:-}
+[ -x $busybox ] && $run $busybox --list >/dev/null ||
 	{ echo "error: $busybox missing (apt-get install busybox-static)" >&2; exit 1; }
 ! readelf -l $busybox 2>/dev/null | grep -q "program interpreter" ||
 	{ echo "error: $busybox is not static (apt-get install busybox-static)" >&2; exit 1; }
@@ -17,7 +19,7 @@ rm -rf "$stage"
 mkdir -p "$stage/bin" "$stage/sbin" "$stage/dev" "$stage/proc" "$stage/sys" \
 	"$stage/tmp" "$stage/modules" "$stage/plans"
 cp $busybox "$stage/bin/busybox"
-for applet in $($busybox --list); do
+for applet in $($run $busybox --list); do
 	[ -e "$stage/bin/$applet" ] || ln -s busybox "$stage/bin/$applet"
 done
 cp "$init" "$stage/init"

@@ -53,8 +53,16 @@ mkdir -p "$tmp" "$build"
 KCONFIG_ALLCONFIG=kernel/configs/tiny-base.config \
 	make -s -C "$src" O="$tmp" $KMAKE_FLAGS allnoconfig >"$tmp.log" 2>&1 ||
 	{ cat "$tmp.log" >&2; exit 1; }
+# The architecture's tiny.config where it has one (x86; arm64 has none):
+# ARCH=arm64 in KMAKE_FLAGS builds for arm64 (make test-arm64).
+arch=x86
+case " $KMAKE_FLAGS " in
+*" ARCH=arm64 "*) arch=arm64 ;;
+esac
+arch_tiny=$src/arch/$arch/configs/tiny.config
+[ -f "$arch_tiny" ] || arch_tiny=
 "$src/scripts/kconfig/merge_config.sh" -m -O "$tmp" "$tmp/.config" \
-	"$src/kernel/configs/tiny.config" "$src/arch/x86/configs/tiny.config" "$@" \
+	"$src/kernel/configs/tiny.config" ${arch_tiny:+"$arch_tiny"} "$@" \
 	>>"$tmp.log" 2>&1 || { cat "$tmp.log" >&2; exit 1; }
 # shellcheck disable=SC2086
 make -s -C "$src" O="$tmp" $KMAKE_FLAGS $final >>"$tmp.log" 2>&1 ||

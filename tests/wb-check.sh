@@ -23,6 +23,11 @@
 # the oracle could not fail: ok means it failed.
 #
 # usage: wb-check.sh SRC OUTDIR [DEPTH]
+# For another architecture (tests/wb-check-arm64.sh): WB_CC, the compiler
+# (static binaries), WB_RUN, what runs them (qemu-user), WB_PASSES, the
+# passes (default scalar sse2 avx2), WB_VARIANTS, the wrong variants
+# (default all; a variant named neonX runs wb_check_neon_X, to its end:
+# its fp_collisions is no count -e takes).
 # Measured on 7 Dec 2026 14:31-14:50 with `/usr/bin/time sh
 # tests/wb-check.sh SRC OUT 4` (c-patches through 0002), on this 2-core
 # machine shared with three other agents' kernel builds, boots and
@@ -35,7 +40,9 @@ set -eu
 src=$1 out=$2 depth=${3:-4}
 mkdir -p "$out"
 out=$(realpath "$out")
-make -s -C "$src/tools/testing/swiotlb" OUTPUT="$out" >"$out/build.log" 2>&1 ||
+run=${WB_RUN:-}
+make -s -C "$src/tools/testing/swiotlb" OUTPUT="$out" \
+	${WB_CC:+CC="$WB_CC" LDFLAGS=-static} >"$out/build.log" 2>&1 ||
 	{ sed 's/^/# /' "$out/build.log"; echo "error: wb_check build failed" >&2; exit 1; }
 check=$out/wb_check
 d3=$((depth < 4 ? depth : 4))
@@ -53,11 +60,11 @@ shapes='-l 2 -d '$depth'
 -l 2 -d 5 -w -m FROM'
 set --
 nopass=
-for pass in scalar sse2 avx2; do
+for pass in ${WB_PASSES:-scalar sse2 avx2}; do
 	# A vector pass this CPU lacks (wb_check says so and exits 2 at once)
 	# keeps its cases in the plan, as SKIP; any other failure of the
 	# probe is a case's to show.
-	if ! $check -p $pass -l 2 -d 1 >"$out/probe-$pass.log" 2>&1 &&
+	if ! $run $check -p $pass -l 2 -d 1 >"$out/probe-$pass.log" 2>&1 &&
 		[ $pass != scalar ] && grep -q "has no $pass pass" "$out/probe-$pass.log"; then
 		nopass="$nopass $pass"
 	fi
@@ -77,6 +84,7 @@ tworead:-v tworead -i -l 2 -d 2:regress_other
 upstream:-v upstream -l 2 -d 3:r_div
 skiprefresh:-v skiprefresh -l 2 -d 5 -w -m FROM:recover_div regress_other
 nondirty:-v nondirty -l 2 -d 4 -m FROM:regress_other"
+variants=${WB_VARIANTS:-$variants}
 
 # skipped ARGS: is ARGS a case of a pass this CPU lacks?
 skipped() {
@@ -91,15 +99,19 @@ runs() {
 	# A variant's walk ends at its first sequence failing every count
 	# it targets (-e): one is what shows the oracles can fail.
 	echo "$variants" | while IFS=: read -r name args count; do
+		bin=$check stop=$(printf ' -e %s' $count)
+		case $name in
+		neon*) bin=${check}_neon_${name#neon} stop= ;;
+		esac
 		# shellcheck disable=SC2086 # count: a list of names
-		echo "$out/variant-$name.log $check $args -n 1$(printf ' -e %s' $count)"
+		echo "$out/variant-$name.log $run $bin $args -n 1$stop"
 	done
 	i=0
 	for args in "$@"; do
 		i=$((i + 1))
-		skipped "$args" || echo "$out/case$i.log $check $args"
+		skipped "$args" || echo "$out/case$i.log $run $check $args"
 	done
-	echo "$out/fp4.log $out/wb_check_fp4 -l 2 -d 4"
+	echo "$out/fp4.log $run $out/wb_check_fp4 -l 2 -d 4"
 }
 
 # Two at a time, one per core: each run's output to LOG, its exit status

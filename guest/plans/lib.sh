@@ -53,6 +53,17 @@ policy_list() {
 	fi
 }
 
+# kmod_args KO: the kernel command line's MODULE.PARAM=VALUE for KO, as
+# insmod's PARAM=VALUE (the kernel leaves them to modprobe, and busybox's
+# insmod does not read them; arm64: edu_poller.dma_bits=32).  A plan's own
+# arguments, given after them, win.
+kmod_args() {
+	mod=$(basename "$1" .ko)
+	for a in $(cat /proc/cmdline); do
+		case $a in "$mod".*=*) echo "${a#"$mod".}" ;; esac
+	done
+}
+
 # load_driver KO [PARAM...]: load it (it runs at probe time), print its
 # result lines, unload it.  (Called in $(...): the load counter lives in a
 # file, not a variable.)
@@ -62,7 +73,8 @@ load_driver() {
 	mark=$(($(cat /tmp/mark 2>/dev/null || echo 0) + 1))
 	echo $mark >/tmp/mark
 	echo "bouncelab: load $mark" >/dev/kmsg
-	insmod "/modules/$ko" "$@" 2>/tmp/insmod.err || return 1
+	# shellcheck disable=SC2046 # kmod_args: a list
+	insmod "/modules/$ko" $(kmod_args "$ko") "$@" 2>/tmp/insmod.err || return 1
 	dmesg | sed -n "/bouncelab: load $mark\$/,\$p" | grep 'bouncelab: result' |
 		sed 's/.*bouncelab: result //'
 	rmmod "$ko"
