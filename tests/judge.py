@@ -293,6 +293,15 @@ AUDIT_NOTES = {
         "transparent does what 6.1 does. That is e100's own protocol (the el bit keeps the "
         "device off the RFDs the CPU rewrites, as far as the device honours it), "
         "information, not a bug found; the same window loses frames under rework (R3).",
+    ("hw-e100", "held"):
+        "e100_rx_indicate() (inlined in e100_poll(), the call site) syncs an RFD's 16-byte "
+        "header for the CPU (DMA_BIDIRECTIONAL) to peek at its cb_complete bit and, when the "
+        "frame is not complete, hands it back with dma_sync_single_for_device(FROM_DEVICE) "
+        "while the device may be completing it: ath9k's polling loop (S2's shape). The CPU "
+        "only read the header, so transparent and 6.1 keep the device's completion; rework, "
+        "which copies orig over tlb at every sync_for_device, loses it (R3). Whether the "
+        "device lands in that window is timing: seen in some census-nics boots, not others. "
+        "Information, not a bug.",
     ("hw-xhci-uas", "dropped"):
         "The same xhci bug as hw-xhci-storage's, through uas: the URB's buffer is written "
         "by the CPU while still mapped, and usb_hcd_unmap_urb_for_dma() drops those bytes; "
