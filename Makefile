@@ -50,8 +50,10 @@ BAD_DIR_BOOTS := $(foreach c,1 2 3 4,;bad-dir-$(c):bouncelab.plan=baddir bouncel
 # per probe: each rebind is a new board to e1000, 2 + 2 per policy).
 space := $(subst ,, )
 comma := ,
-DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers swiotlb_audit=on \
-	e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)))
+E1000_RINGS := e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)))
+# The drivers boot alone (arm64's too, ARM64_BOOTS); x86-64 adds the census.
+DRIVERS_ONLY_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers swiotlb_audit=on $(E1000_RINGS)
+DRIVERS_BOOT := $(DRIVERS_ONLY_BOOT)
 # census: every other QEMU 7.2 PCI device whose Linux 6.1 driver does
 # streaming DMA (SCSI HBAs, USB host controllers with USB disks, SD, PIIX
 # IDE, four more NIC models), the same plan in a boot of its own
@@ -66,7 +68,7 @@ DRIVERS_BOOT := $(DRIVERS_BOOT);$(call CENSUS,disks);$(call CENSUS,xhci);$(call 
 # NIC's own loss under the same load (bouncelab.control=1: NICs only).
 DRIVERS_CONTROL := swiotlb=noforce bouncelab.plan=drivers bouncelab.control=1 bouncelab.policies=upstream
 DRIVERS_BOOT := $(DRIVERS_BOOT);drivers-control:$(DRIVERS_CONTROL) bouncelab.devices=drivers \
-	e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)));census-control:$(DRIVERS_CONTROL) bouncelab.devices=census
+	$(E1000_RINGS);census-control:$(DRIVERS_CONTROL) bouncelab.devices=census
 DRIVERS_CENSUS_DISKS := sym53c8xx am53c974 pvscsi megasas-gen2 xhci-storage xhci-uas \
 	ehci-storage ohci-storage uhci-storage sdhci ata-piix
 DRIVER_DISKS := $(foreach d,virtio-blk nvme ahci megasas $(DRIVERS_CENSUS_DISKS),$(OUT)/drivers-$(d).img)
@@ -452,9 +454,7 @@ ARM64_DEPS := qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu
 # the off switch, S0 and the audit; as in BOOTS, without the Rust ones
 # (template, revoke), the q35-only iommu boot, the census and the floods'
 # control boots (x86-64's: the drivers boot's devices are arm64's).
-ARM64_DRIVERS_BOOT := ;drivers:bouncelab.plan=drivers bouncelab.devices=drivers swiotlb_audit=on \
-	e1000.RxDescriptors=$(subst $(space),$(comma),$(strip $(foreach i,1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16,48)))
-ARM64_BOOTS ?= matrix:$(ARM64_DRIVERS_BOOT);cc:bouncelab.plan=cc swiotlb_cc=force$(OFF_BOOT)$(SG_PAGES_BOOT)$(AUDIT_BOOT)
+ARM64_BOOTS ?= matrix:$(DRIVERS_ONLY_BOOT);cc:bouncelab.plan=cc swiotlb_cc=force$(OFF_BOOT)$(SG_PAGES_BOOT)$(AUDIT_BOOT)
 ARM64_HOST_KTAP := $(ARM64_LOGS)/wb-check-arm64.ktap
 ARM64_HOST_CHECKS := mkdir -p $(ARM64_LOGS) && \
 	{ tests/cached.sh $(ARM64_LOGS)/wb-check-arm64.ktap tests/wb-check.sh tests/wb-check-arm64.sh \
