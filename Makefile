@@ -458,7 +458,7 @@ ARM64_BOOTS ?= matrix:$(DRIVERS_ONLY_BOOT);cc:bouncelab.plan=cc swiotlb_cc=force
 ARM64_HOST_KTAP := $(ARM64_LOGS)/wb-check-arm64.ktap
 ARM64_HOST_CHECKS := mkdir -p $(ARM64_LOGS) && \
 	{ tests/cached.sh $(ARM64_LOGS)/wb-check-arm64.ktap tests/wb-check.sh tests/wb-check-arm64.sh \
-		$(SRC)/kernel/dma $(SRC)/tools/testing/swiotlb -- \
+		$(SRC)/kernel/dma $(SRC)/arch/arm64/include/asm/swiotlb_wb.h $(SRC)/tools/testing/swiotlb -- \
 		nice -n 10 tests/wb-check-arm64.sh $(SRC) $(ARM64_OUT)/wb-check $(WB_DEPTH) || true; }
 
 .PHONY: deps-arm64 kernel-arm64 _kernel-arm64 guest-arm64 test-arm64
